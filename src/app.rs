@@ -1,0 +1,83 @@
+//! The application: shared state, the router, and running until shutdown.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+use tower_http::trace::TraceLayer;
+
+use crate::config::Settings;
+use crate::store::Store;
+use crate::table::Tables;
+use crate::table::actor::TextLimits;
+
+/// What every route and connection shares.
+#[derive(Clone)]
+pub struct AppState {
+    pub settings: Arc<Settings>,
+    pub store: Store,
+    pub tables: Tables,
+    /// Cancelled when the server shuts down; actors and sockets watch it.
+    pub shutdown: CancellationToken,
+    /// Tracks actors and sockets so shutdown can wait for them.
+    pub tracker: TaskTracker,
+}
+
+/// A server bound to its port, ready to run.
+pub struct App {
+    listener: TcpListener,
+    state: AppState,
+}
+
+impl App {
+    /// Binds the configured address (port 0 picks a free port) and builds the state.
+    pub async fn bind(settings: Settings, store: Store) -> std::io::Result<App> {
+        let listener = TcpListener::bind((settings.server.host.as_str(), settings.server.port)).await?;
+        let shutdown = CancellationToken::new();
+        let tracker = TaskTracker::new();
+        let limits = TextLimits {
+            name_max_chars: settings.limits.name_max_chars,
+            chat_max_chars: settings.limits.chat_max_chars,
+        };
+        let tables = Tables::new(store.clone(), limits, shutdown.clone(), tracker.clone());
+        let state = AppState {
+            settings: Arc::new(settings),
+            store,
+            tables,
+            shutdown,
+            tracker,
+        };
+        Ok(App { listener, state })
+    }
+
+    pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
+        self.listener.local_addr()
+    }
+
+    /// A token that, when cancelled, shuts the server down.
+    pub fn shutdown_token(&self) -> CancellationToken {
+        self.state.shutdown.clone()
+    }
+
+    /// Serves until the shutdown token is cancelled, then waits for every actor and socket.
+    pub async fn run(self) -> std::io::Result<()> {
+        use axum::serve::ListenerExt;
+        let App { listener, state } = self;
+        let listener = listener.tap_io(|tcp| {
+            if let Err(err) = tcp.set_nodelay(true) {
+                tracing::warn!(error = %err, "could not set TCP_NODELAY");
+            }
+        });
+        let shutdown = state.shutdown.clone();
+        let tracker = state.tracker.clone();
+        let router = crate::http::router(state).layer(TraceLayer::new_for_http());
+        axum::serve(listener, router)
+            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
+            .await?;
+        tracker.close();
+        tracker.wait().await;
+        Ok(())
+    }
+}

@@ -1,0 +1,386 @@
+//! The games' rules: pure, synchronous code with no I/O and no time.
+//!
+//! Every game implements [`Rules`]. The table holds an [`AnyGame`] (one variant per
+//! game, plain `match` dispatch) and talks to it in JSON at the edges: settings come in
+//! from the table's creation request, moves come in from the protocol's `move` message,
+//! and the game's public view goes out in snapshots and events.
+//!
+//! What the trait is shaped for, beyond Gomoku:
+//! - more than two seats (Bughouse has four, in two teams): seats are small indices and
+//!   [`Rules::team_of`] groups them;
+//! - several clocks at once (Bughouse's two boards): [`Rules::active_seats`] returns a set;
+//! - multi-part turns (Krux): a `Move` may be one part of a turn, and [`Played::turn_over`]
+//!   says whether the turn passed on.
+
+pub mod gomoku;
+pub mod settings;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+pub use settings::{SettingError, SettingsReader};
+
+/// A seat at a table, numbered from 0 in the order of [`Rules::seat_roles`].
+pub type Seat = u8;
+
+/// Which game a table plays. The wire name is the game id (`"gomoku"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameKind {
+    Gomoku,
+}
+
+impl GameKind {
+    /// Every game the server knows, for error messages.
+    pub const ALL: &'static [GameKind] = &[GameKind::Gomoku];
+
+    /// The game id used on the wire and in the database.
+    pub fn id(self) -> &'static str {
+        match self {
+            GameKind::Gomoku => "gomoku",
+        }
+    }
+
+    /// Parses a game id; `None` for a game the server does not know.
+    pub fn from_id(id: &str) -> Option<GameKind> {
+        GameKind::ALL.iter().copied().find(|kind| kind.id() == id)
+    }
+}
+
+/// A set of seats (at most 8), such as the seats whose clocks run now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SeatSet(u8);
+
+impl SeatSet {
+    pub const EMPTY: SeatSet = SeatSet(0);
+
+    pub fn only(seat: Seat) -> SeatSet {
+        SeatSet(1 << seat)
+    }
+
+    pub fn with(self, seat: Seat) -> SeatSet {
+        SeatSet(self.0 | (1 << seat))
+    }
+
+    pub fn contains(self, seat: Seat) -> bool {
+        seat < 8 && self.0 & (1 << seat) != 0
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    pub fn iter(self) -> impl Iterator<Item = Seat> {
+        (0..8u8).filter(move |seat| self.contains(*seat))
+    }
+}
+
+impl Serialize for SeatSet {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.iter())
+    }
+}
+
+/// Why a game ended. The wire form is the snake_case name (`"five_in_a_row"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EndReason {
+    /// Gomoku: a line of five (or more, where the variant allows it).
+    FiveInARow,
+    /// Gomoku: the board filled up with no line.
+    BoardFull,
+    /// A player resigned.
+    Resignation,
+    /// The players agreed to a draw.
+    DrawAgreed,
+    /// A flag fell (set by the table's clock).
+    Time,
+    /// A player left and did not come back within the grace period.
+    Abandoned,
+    /// The game was stopped without a result (never a loss).
+    Aborted,
+}
+
+impl EndReason {
+    /// The name stored in the database and sent on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::FiveInARow => "five_in_a_row",
+            EndReason::BoardFull => "board_full",
+            EndReason::Resignation => "resignation",
+            EndReason::DrawAgreed => "draw_agreed",
+            EndReason::Time => "time",
+            EndReason::Abandoned => "abandoned",
+            EndReason::Aborted => "aborted",
+        }
+    }
+}
+
+/// How a finished game came out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameResult {
+    /// These seats won (a whole team, for team games).
+    Win {
+        winners: Vec<Seat>,
+    },
+    Draw,
+    /// No result: the game was stopped.
+    Aborted,
+}
+
+/// A finished game's result, the rule that ended it, and any detail clients should show
+/// (for Gomoku: every completed line).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Outcome {
+    pub result: GameResult,
+    pub reason: EndReason,
+    #[serde(skip_serializing_if = "Value::is_null")]
+    pub detail: Value,
+}
+
+impl Outcome {
+    pub fn win(winners: Vec<Seat>, reason: EndReason) -> Outcome {
+        Outcome {
+            result: GameResult::Win { winners },
+            reason,
+            detail: Value::Null,
+        }
+    }
+
+    pub fn draw(reason: EndReason) -> Outcome {
+        Outcome {
+            result: GameResult::Draw,
+            reason,
+            detail: Value::Null,
+        }
+    }
+
+    /// The wire and database name of the result kind: `win`, `draw` or `aborted`.
+    pub fn kind(&self) -> &'static str {
+        match self.result {
+            GameResult::Win { .. } => "win",
+            GameResult::Draw => "draw",
+            GameResult::Aborted => "aborted",
+        }
+    }
+
+    pub fn winners(&self) -> &[Seat] {
+        match &self.result {
+            GameResult::Win { winners } => winners,
+            _ => &[],
+        }
+    }
+}
+
+/// A move refused by the rules: a stable machine-readable `rule` and a human sentence.
+/// Nothing changed in the game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct RuleError {
+    /// Which rule the move breaks, e.g. `occupied`, `off_board`, `centre_opening`.
+    pub rule: &'static str,
+    pub message: String,
+}
+
+impl RuleError {
+    pub fn new(rule: &'static str, message: impl Into<String>) -> RuleError {
+        RuleError {
+            rule,
+            message: message.into(),
+        }
+    }
+}
+
+/// What a legal move did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Played {
+    /// The turn passed to someone else (always true for one-part games; false for the
+    /// inner parts of a Krux turn).
+    pub turn_over: bool,
+}
+
+/// The rules of one game. Pure and synchronous: no I/O, no clocks, no randomness.
+pub trait Rules: Sized + Clone {
+    /// The game's own settings, read from the table's creation request.
+    type Settings: Serialize + Clone;
+    /// A whole move, or one part of a multi-part turn.
+    type Move: Serialize + DeserializeOwned + Clone;
+    /// What everyone at the table may see.
+    type View: Serialize;
+
+    /// Reads and validates the game's settings, filling in defaults. Every key the game
+    /// knows is taken from `reader`; the caller rejects whatever is left over.
+    fn read_settings(reader: &mut SettingsReader) -> Result<Self::Settings, SettingError>;
+
+    /// The name of each seat's role, in seat order (Gomoku: `["X", "O"]`).
+    fn seat_roles(settings: &Self::Settings) -> &'static [&'static str];
+
+    /// The team of a seat: seats on one team win and lose together. Each seat is its own
+    /// team unless the game says otherwise.
+    fn team_of(seat: Seat) -> u8 {
+        seat
+    }
+
+    /// A new game in its starting position.
+    fn new(settings: &Self::Settings) -> Self;
+
+    /// The seats whose turn it is now (and whose clocks run); empty once the game is over.
+    fn active_seats(&self) -> SeatSet;
+
+    /// Plays a move (or one part of a turn) for `seat`. On error nothing changed.
+    fn play(&mut self, seat: Seat, mv: &Self::Move) -> Result<Played, RuleError>;
+
+    /// Ends the game from outside the rules (resignation, agreement, time, abandonment).
+    fn finish(&mut self, outcome: Outcome);
+
+    /// The result, once the game is over.
+    fn outcome(&self) -> Option<&Outcome>;
+
+    /// The public state of the game.
+    fn view(&self) -> Self::View;
+
+    /// Every legal move for `seat` now (for bots, tests and perft).
+    fn legal_moves(&self, seat: Seat) -> Vec<Self::Move>;
+}
+
+/// A game of any kind, as the table holds it.
+#[derive(Debug, Clone)]
+pub enum AnyGame {
+    Gomoku(gomoku::Gomoku),
+}
+
+/// The validated settings of any game.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum AnySettings {
+    Gomoku(gomoku::GomokuSettings),
+}
+
+/// A move payload that could not be read as a move of the table's game.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the move is not a valid {game} move: {detail}")]
+pub struct BadMove {
+    pub game: &'static str,
+    pub detail: String,
+}
+
+impl AnySettings {
+    /// Reads the settings of `kind` from `reader`, leaving unknown keys for the caller.
+    pub fn read(kind: GameKind, reader: &mut SettingsReader) -> Result<AnySettings, SettingError> {
+        match kind {
+            GameKind::Gomoku => gomoku::Gomoku::read_settings(reader).map(AnySettings::Gomoku),
+        }
+    }
+
+    pub fn kind(&self) -> GameKind {
+        match self {
+            AnySettings::Gomoku(_) => GameKind::Gomoku,
+        }
+    }
+
+    pub fn seat_roles(&self) -> &'static [&'static str] {
+        match self {
+            AnySettings::Gomoku(settings) => gomoku::Gomoku::seat_roles(settings),
+        }
+    }
+
+    pub fn seat_count(&self) -> usize {
+        self.seat_roles().len()
+    }
+
+    pub fn team_of(&self, seat: Seat) -> u8 {
+        match self {
+            AnySettings::Gomoku(_) => gomoku::Gomoku::team_of(seat),
+        }
+    }
+
+    /// A new game with these settings.
+    pub fn new_game(&self) -> AnyGame {
+        match self {
+            AnySettings::Gomoku(settings) => AnyGame::Gomoku(gomoku::Gomoku::new(settings)),
+        }
+    }
+}
+
+fn decode_move<M: DeserializeOwned>(game: &'static str, payload: &Value) -> Result<M, BadMove> {
+    M::deserialize(payload).map_err(|err| BadMove {
+        game,
+        detail: err.to_string(),
+    })
+}
+
+fn encode<T: Serialize>(value: &T) -> Value {
+    // Serialising our own plain data types to a `Value` cannot fail (no maps with
+    // non-string keys, no fallible `Serialize` impls).
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Why a move payload was not played.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum MoveError {
+    #[error(transparent)]
+    Malformed(#[from] BadMove),
+    #[error(transparent)]
+    Illegal(#[from] RuleError),
+}
+
+impl AnyGame {
+    pub fn kind(&self) -> GameKind {
+        match self {
+            AnyGame::Gomoku(_) => GameKind::Gomoku,
+        }
+    }
+
+    /// Decodes a move payload for this game and plays it for `seat`. On error nothing changed.
+    /// Returns the move as the game understood it (normalised, for storage and broadcast).
+    pub fn play_json(&mut self, seat: Seat, payload: &Value) -> Result<(Played, Value), MoveError> {
+        match self {
+            AnyGame::Gomoku(game) => {
+                let mv: <gomoku::Gomoku as Rules>::Move = decode_move("gomoku", payload)?;
+                let played = game.play(seat, &mv)?;
+                Ok((played, encode(&mv)))
+            }
+        }
+    }
+
+    pub fn active_seats(&self) -> SeatSet {
+        match self {
+            AnyGame::Gomoku(game) => game.active_seats(),
+        }
+    }
+
+    pub fn finish(&mut self, outcome: Outcome) {
+        match self {
+            AnyGame::Gomoku(game) => game.finish(outcome),
+        }
+    }
+
+    pub fn outcome(&self) -> Option<&Outcome> {
+        match self {
+            AnyGame::Gomoku(game) => game.outcome(),
+        }
+    }
+
+    pub fn view(&self) -> Value {
+        match self {
+            AnyGame::Gomoku(game) => encode(&game.view()),
+        }
+    }
+
+    pub fn legal_moves_json(&self, seat: Seat) -> Vec<Value> {
+        match self {
+            AnyGame::Gomoku(game) => game.legal_moves(seat).iter().map(encode).collect(),
+        }
+    }
+}
+
+/// Splits a settings object into a reader; convenience for callers holding a JSON value.
+pub fn settings_map(value: Option<Value>) -> Result<Map<String, Value>, SettingError> {
+    match value {
+        None | Some(Value::Null) => Ok(Map::new()),
+        Some(Value::Object(map)) => Ok(map),
+        Some(_) => Err(SettingError::new("settings", "must be a JSON object")),
+    }
+}

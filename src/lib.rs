@@ -1,0 +1,22 @@
+//! spelbord (Swedish: game table) is a real-time multiplayer board-game server. Players
+//! open a shared table link, take seats and play over WebSockets; the server is the
+//! authority on every rule, and keeps tables, moves and results in PostgreSQL.
+//!
+//! # Layout
+//! - [`config`]: layered configuration (files, then environment).
+//! - [`app`]: shared state, router, serving until shutdown.
+//! - [`http`]: REST routes (create and read tables), health check, browser pages.
+//! - [`ws`]: one task per WebSocket connection: parse, rate-limit, forward.
+//! - [`protocol`]: every client and server message (documented in `docs/protocol.md`).
+//! - [`table`]: one actor per table: seats, the game, versioned events.
+//! - [`games`]: the rules of each game, pure code behind one trait.
+//! - [`store`]: Postgres (and the private development cluster).
+
+pub mod app;
+pub mod config;
+pub mod games;
+pub mod http;
+pub mod protocol;
+pub mod store;
+pub mod table;
+pub mod ws;

@@ -1,0 +1,403 @@
+//! The WebSocket protocol: every message a client may send and every message the server
+//! sends, as JSON text frames tagged by `type`. `docs/protocol.md` documents each one.
+//!
+//! The table level is game-agnostic: the game-specific parts are the `move` payload a
+//! client sends and the `state` (the game's public view) the server sends back.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::games::{EndReason, Outcome, Seat};
+
+/// A message from a client, after [`parse_client_msg`] has checked its shape.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ClientMsg {
+    /// Presents the player's token, or asks for a new one (no `token`).
+    Hello {
+        token: Option<String>,
+    },
+    /// Takes a free seat.
+    Sit {
+        seat: Seat,
+        name: Option<String>,
+    },
+    /// Leaves a seat before the game starts.
+    Stand {
+        seat: Option<Seat>,
+    },
+    /// Plays a move; `move` is the game's own payload.
+    Move {
+        seat: Option<Seat>,
+        #[serde(rename = "move")]
+        payload: Value,
+    },
+    Resign {
+        seat: Option<Seat>,
+    },
+    OfferDraw {
+        seat: Option<Seat>,
+    },
+    AcceptDraw {
+        seat: Option<Seat>,
+    },
+    DeclineDraw {
+        seat: Option<Seat>,
+    },
+    /// A chat line to everyone at the table.
+    Chat {
+        text: String,
+    },
+    /// Asks for a `pong` (an application-level liveness check).
+    Ping,
+}
+
+/// Every `type` a client may send, for the `unknown_type` error.
+pub const CLIENT_TYPES: &[&str] = &[
+    "hello",
+    "sit",
+    "stand",
+    "move",
+    "resign",
+    "offer_draw",
+    "accept_draw",
+    "decline_draw",
+    "chat",
+    "ping",
+];
+
+/// A client message together with the optional `ref` the client attached, which the
+/// server echoes in the reply (an `error` or `pong`) so clients can match them up.
+#[derive(Debug, Clone)]
+pub struct Envelope {
+    pub msg: ClientMsg,
+    pub reference: Option<Value>,
+}
+
+/// Reads a text frame. On failure returns the error to send, still carrying the `ref`
+/// when one could be read.
+pub fn parse_client_msg(text: &str) -> Result<Envelope, (ErrorCode, String, Option<Value>)> {
+    let value: Value = serde_json::from_str(text).map_err(|err| {
+        (
+            ErrorCode::MalformedJson,
+            format!("The message is not valid JSON: {err}."),
+            None,
+        )
+    })?;
+    let Value::Object(mut map) = value else {
+        return Err((
+            ErrorCode::BadMessage,
+            "A message must be a JSON object with a \"type\" field.".into(),
+            None,
+        ));
+    };
+    let reference = map.remove("ref");
+    let kind = match map.get("type") {
+        Some(Value::String(kind)) => kind.clone(),
+        _ => {
+            return Err((
+                ErrorCode::BadMessage,
+                "A message must have a string \"type\" field.".into(),
+                reference,
+            ));
+        }
+    };
+    if !CLIENT_TYPES.contains(&kind.as_str()) {
+        return Err((
+            ErrorCode::UnknownType,
+            format!(
+                "Unknown message type \"{kind}\"; known types: {}.",
+                CLIENT_TYPES.join(", ")
+            ),
+            reference,
+        ));
+    }
+    match serde_json::from_value::<ClientMsg>(Value::Object(map)) {
+        Ok(msg) => Ok(Envelope { msg, reference }),
+        Err(err) => Err((
+            ErrorCode::BadMessage,
+            format!("The \"{kind}\" message is not well formed: {err}."),
+            reference,
+        )),
+    }
+}
+
+/// Machine-readable error codes. The wire form is snake_case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame is not JSON (or is binary).
+    MalformedJson,
+    /// JSON, but not a well-formed message.
+    BadMessage,
+    /// A `type` the server does not know.
+    UnknownType,
+    /// Too many messages too fast; the message was dropped.
+    RateLimited,
+    /// The token is not a well-formed player token, or differs from the one presented.
+    BadToken,
+    /// The seat number does not exist at this table.
+    NoSuchSeat,
+    /// Someone else holds the seat.
+    SeatTaken,
+    /// You already hold this seat.
+    AlreadySeated,
+    /// The action needs a seat this connection's player does not hold.
+    NotYourSeat,
+    /// The action needs a seat and the player holds none.
+    NotSeated,
+    /// The player holds several seats; say which one.
+    SeatRequired,
+    /// Not allowed while a game is in progress (e.g. standing up: resign instead).
+    GameInProgress,
+    /// The game has not started yet (seats are still free).
+    GameNotStarted,
+    /// The game is over.
+    GameOver,
+    /// It is not this seat's turn.
+    NotYourTurn,
+    /// The move payload is not a move of this game.
+    BadMove,
+    /// The move breaks a rule; `rule` names it.
+    IllegalMove,
+    /// You already offered a draw.
+    DrawAlreadyOffered,
+    /// There is no draw offer to accept or decline.
+    NoDrawOffer,
+    /// The player name is empty, too long or has control characters.
+    BadName,
+    /// The chat text is empty or too long.
+    BadChat,
+    /// The server could not store the change; nothing changed. Try again.
+    StorageUnavailable,
+}
+
+/// A seat as everyone sees it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeatView {
+    pub seat: Seat,
+    pub role: &'static str,
+    /// `null` when the seat is free.
+    pub player: Option<PlayerView>,
+}
+
+/// The public face of a seated player (never their token).
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerView {
+    pub name: String,
+    /// Whether the player has at least one open connection to the table.
+    pub connected: bool,
+}
+
+/// One move of the game's history.
+#[derive(Debug, Clone, Serialize)]
+pub struct MoveView {
+    pub ply: u32,
+    pub seat: Seat,
+    #[serde(rename = "move")]
+    pub payload: Value,
+}
+
+/// A finished game's result as the protocol shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ResultView {
+    /// `win`, `draw` or `aborted`.
+    pub outcome: &'static str,
+    pub winners: Vec<Seat>,
+    pub reason: EndReason,
+    /// Game-specific detail (Gomoku: `{"lines": [[...]]}`); `null` when there is none.
+    pub detail: Value,
+}
+
+impl From<&Outcome> for ResultView {
+    fn from(outcome: &Outcome) -> ResultView {
+        ResultView {
+            outcome: outcome.kind(),
+            winners: outcome.winners().to_vec(),
+            reason: outcome.reason,
+            detail: outcome.detail.clone(),
+        }
+    }
+}
+
+/// Where a table is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableStatus {
+    /// Seats are free; the game starts when all are taken.
+    Waiting,
+    Playing,
+    Finished,
+}
+
+/// Everything a newcomer needs to draw the table. Also the body of `GET /api/tables/{id}`.
+#[derive(Debug, Clone, Serialize)]
+pub struct TableSnapshot {
+    pub id: String,
+    pub game: &'static str,
+    pub settings: Value,
+    pub status: TableStatus,
+    pub version: u64,
+    pub seats: Vec<SeatView>,
+    pub spectators: usize,
+    /// 0 before the first game starts, then 1, 2, ...
+    pub game_number: u32,
+    /// The game's public view (before the start: the starting position).
+    pub state: Value,
+    pub moves: Vec<MoveView>,
+    /// Seats whose turn it is.
+    pub to_move: Vec<Seat>,
+    /// The seat with a standing draw offer.
+    pub draw_offer: Option<Seat>,
+    pub result: Option<ResultView>,
+}
+
+/// A message from the server. Every one carries the table's `version`: events raise it by
+/// one; replies to one client (`snapshot`, `welcome`, `error`, `pong`) carry the current
+/// version without raising it.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMsg {
+    Snapshot {
+        version: u64,
+        table: Box<TableSnapshot>,
+    },
+    /// To one connection only: its token and the seats that token holds.
+    Welcome {
+        version: u64,
+        token: String,
+        seats: Vec<Seat>,
+    },
+    Seated {
+        version: u64,
+        seat: Seat,
+        name: String,
+    },
+    Stood {
+        version: u64,
+        seat: Seat,
+    },
+    /// A seated player's connection state changed.
+    Presence {
+        version: u64,
+        seat: Seat,
+        connected: bool,
+    },
+    Spectators {
+        version: u64,
+        count: usize,
+    },
+    GameStarted {
+        version: u64,
+        game_number: u32,
+        seats: Vec<SeatView>,
+        state: Value,
+        to_move: Vec<Seat>,
+    },
+    Moved {
+        version: u64,
+        ply: u32,
+        seat: Seat,
+        #[serde(rename = "move")]
+        payload: Value,
+        state: Value,
+        to_move: Vec<Seat>,
+    },
+    DrawOffered {
+        version: u64,
+        seat: Seat,
+    },
+    DrawDeclined {
+        version: u64,
+        seat: Seat,
+    },
+    GameOver {
+        version: u64,
+        result: ResultView,
+    },
+    Chat {
+        version: u64,
+        seat: Seat,
+        name: String,
+        text: String,
+    },
+    Error {
+        version: u64,
+        code: ErrorCode,
+        message: String,
+        /// For `illegal_move`: the rule the move breaks.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule: Option<&'static str>,
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    Pong {
+        version: u64,
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+}
+
+impl ServerMsg {
+    /// The JSON text of this message.
+    pub fn to_text(&self) -> String {
+        // Our message types serialise infallibly (string keys only, no custom impls that fail).
+        serde_json::to_string(self).unwrap_or_else(|_| String::from("{\"type\":\"error\"}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn code(text: &str) -> ErrorCode {
+        parse_client_msg(text).expect_err("should be refused").0
+    }
+
+    #[test]
+    fn parses_each_client_message() {
+        for text in [
+            r#"{"type":"hello"}"#,
+            r#"{"type":"hello","token":"abcdefghijklmnopqrstuvwxyz"}"#,
+            r#"{"type":"sit","seat":0,"name":"Anna"}"#,
+            r#"{"type":"stand"}"#,
+            r#"{"type":"move","move":{"at":"H8"}}"#,
+            r#"{"type":"resign","seat":1}"#,
+            r#"{"type":"offer_draw"}"#,
+            r#"{"type":"accept_draw"}"#,
+            r#"{"type":"decline_draw"}"#,
+            r#"{"type":"chat","text":"gg"}"#,
+            r#"{"type":"ping","ref":7}"#,
+        ] {
+            assert!(parse_client_msg(text).is_ok(), "{text}");
+        }
+    }
+
+    #[test]
+    fn refuses_with_the_right_code() {
+        assert_eq!(code("{not json"), ErrorCode::MalformedJson);
+        assert_eq!(code("[1,2]"), ErrorCode::BadMessage);
+        assert_eq!(code(r#"{"seat":0}"#), ErrorCode::BadMessage);
+        assert_eq!(code(r#"{"type":"dance"}"#), ErrorCode::UnknownType);
+        assert_eq!(code(r#"{"type":"sit","seat":"north"}"#), ErrorCode::BadMessage);
+        assert_eq!(code(r#"{"type":"move"}"#), ErrorCode::BadMessage);
+    }
+
+    #[test]
+    fn ref_is_kept_even_on_errors() {
+        let (_, _, reference) = parse_client_msg(r#"{"type":"dance","ref":"a1"}"#).unwrap_err();
+        assert_eq!(reference, Some(json!("a1")));
+        let ok = parse_client_msg(r#"{"type":"ping","ref":3}"#).unwrap();
+        assert_eq!(ok.reference, Some(json!(3)));
+    }
+
+    #[test]
+    fn server_messages_are_tagged() {
+        let text = ServerMsg::Stood { version: 4, seat: 1 }.to_text();
+        assert_eq!(
+            serde_json::from_str::<Value>(&text).unwrap(),
+            json!({"type":"stood","version":4,"seat":1})
+        );
+    }
+}

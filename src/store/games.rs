@@ -1,0 +1,137 @@
+//! Queries on games, their moves and their results.
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use super::{Store, StoreError};
+use crate::games::Outcome;
+
+/// One player of a game, as recorded when the game starts.
+#[derive(Debug, Clone)]
+pub struct PlayerRecord {
+    pub seat: u8,
+    pub role: String,
+    pub player_key: Vec<u8>,
+    pub name: String,
+}
+
+/// A move to store: its number in the game (from 1), who played it and what it was.
+#[derive(Debug, Clone)]
+pub struct MoveRecord<'a> {
+    pub ply: u32,
+    pub seat: u8,
+    pub payload: &'a Value,
+}
+
+/// A finished game's result, to store with (or without) its last move.
+#[derive(Debug, Clone)]
+pub struct ResultRecord<'a> {
+    pub outcome: &'a Outcome,
+    pub move_count: u32,
+}
+
+impl Store {
+    /// Records the start of game `number` at a table with its players, and the seating
+    /// the game starts with (the table may have drawn seats by lot).
+    pub async fn start_game(
+        &self,
+        game_id: Uuid,
+        table_id: &str,
+        number: u32,
+        players: &[PlayerRecord],
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        sqlx::query("DELETE FROM seats WHERE table_id = $1")
+            .bind(table_id)
+            .execute(&mut *tx)
+            .await?;
+        for player in players {
+            sqlx::query("INSERT INTO seats (table_id, seat, player_key, name) VALUES ($1, $2, $3, $4)")
+                .bind(table_id)
+                .bind(i16::from(player.seat))
+                .bind(&player.player_key)
+                .bind(&player.name)
+                .execute(&mut *tx)
+                .await?;
+        }
+        sqlx::query("INSERT INTO games (id, table_id, number) VALUES ($1, $2, $3)")
+            .bind(game_id)
+            .bind(table_id)
+            .bind(count(number))
+            .execute(&mut *tx)
+            .await?;
+        for player in players {
+            sqlx::query("INSERT INTO game_players (game_id, seat, role, player_key, name) VALUES ($1, $2, $3, $4, $5)")
+                .bind(game_id)
+                .bind(i16::from(player.seat))
+                .bind(&player.role)
+                .bind(&player.player_key)
+                .bind(&player.name)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Stores a move and, if it ended the game, the result, in one transaction.
+    pub async fn append_move(
+        &self,
+        game_id: Uuid,
+        mv: MoveRecord<'_>,
+        result: Option<ResultRecord<'_>>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        sqlx::query("INSERT INTO moves (game_id, ply, seat, payload) VALUES ($1, $2, $3, $4)")
+            .bind(game_id)
+            .bind(count(mv.ply))
+            .bind(i16::from(mv.seat))
+            .bind(mv.payload)
+            .execute(&mut *tx)
+            .await?;
+        if let Some(result) = result {
+            insert_result(&mut tx, game_id, result).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Stores the result of a game that ended without a move (resignation, agreement, ...).
+    pub async fn finish_game(&self, game_id: Uuid, result: ResultRecord<'_>) -> Result<(), StoreError> {
+        let mut tx = self.pool().begin().await?;
+        insert_result(&mut tx, game_id, result).await?;
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+async fn insert_result(tx: &mut sqlx::PgConnection, game_id: Uuid, result: ResultRecord<'_>) -> Result<(), StoreError> {
+    let winners: Vec<i16> = result.outcome.winners().iter().map(|seat| i16::from(*seat)).collect();
+    let detail = (!result.outcome.detail.is_null()).then_some(&result.outcome.detail);
+    sqlx::query(
+        "INSERT INTO results (game_id, outcome, winners, reason, detail, move_count, players, started_at, ended_at)
+         SELECT g.id, $2, $3, $4, $5, $6,
+                (SELECT coalesce(jsonb_agg(jsonb_build_object('seat', p.seat, 'role', p.role, 'name', p.name) ORDER BY p.seat), '[]'::jsonb)
+                   FROM game_players p WHERE p.game_id = g.id),
+                g.started_at, now()
+           FROM games g WHERE g.id = $1",
+    )
+    .bind(game_id)
+    .bind(result.outcome.kind())
+    .bind(&winners)
+    .bind(result.outcome.reason.as_str())
+    .bind(detail)
+    .bind(count(result.move_count))
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("UPDATE games SET status = 'finished', ended_at = now() WHERE id = $1")
+        .bind(game_id)
+        .execute(&mut *tx)
+        .await?;
+    Ok(())
+}
+
+/// A move or game count as stored (`integer`); counts never come near `i32::MAX`.
+fn count(n: u32) -> i32 {
+    i32::try_from(n).unwrap_or(i32::MAX)
+}

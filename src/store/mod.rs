@@ -1,0 +1,126 @@
+//! Storage: the Postgres pool, migrations, and every query the server makes.
+//!
+//! - [`local_pg`]: a private PostgreSQL cluster for development and tests.
+//! - [`tables`]: tables and who holds their seats.
+//! - [`games`]: games, their moves and their results.
+//!
+//! Every write the table actor depends on is awaited before the actor tells anyone about
+//! the change it records, so an acknowledged move is a stored move.
+
+pub mod games;
+pub mod local_pg;
+pub mod tables;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use sqlx::PgPool;
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+
+use crate::config::DatabaseSettings;
+use local_pg::{LocalPgError, LocalPostgres};
+
+/// The name of the database the server uses on its private cluster.
+pub const LOCAL_DATABASE: &str = "spelbord";
+
+/// A storage failure. The message is for logs, not for players.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("migrations: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error(transparent)]
+    LocalPostgres(#[from] LocalPgError),
+}
+
+/// The database handle shared by every table and route. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pool: PgPool,
+}
+
+/// The store plus, when the server started its own cluster, the handle to stop it.
+#[derive(Debug)]
+pub struct Database {
+    pub store: Store,
+    pub local: Option<LocalPostgres>,
+}
+
+impl Store {
+    pub fn new(pool: PgPool) -> Store {
+        Store { pool }
+    }
+
+    pub fn pool(&self) -> &PgPool {
+        &self.pool
+    }
+
+    /// Connects with `options` and brings the schema up to date.
+    pub async fn connect(options: PgConnectOptions, max_connections: u32) -> Result<Store, StoreError> {
+        let pool = PgPoolOptions::new()
+            .max_connections(max_connections)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options)
+            .await?;
+        let store = Store::new(pool);
+        store.migrate().await?;
+        Ok(store)
+    }
+
+    /// Applies the numbered files in `migrations/` that have not run yet.
+    pub async fn migrate(&self) -> Result<(), StoreError> {
+        sqlx::migrate!("./migrations").run(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Is the database answering?
+    pub async fn ping(&self) -> bool {
+        sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
+    }
+}
+
+impl Database {
+    /// Opens the configured database: `url` when set, otherwise a private cluster in
+    /// `local_dir` started from the installed PostgreSQL binaries.
+    pub async fn open(settings: &DatabaseSettings) -> Result<Database, StoreError> {
+        if !settings.url.is_empty() {
+            let options: PgConnectOptions = settings.url.parse()?;
+            let store = Store::connect(options, settings.max_connections).await?;
+            return Ok(Database { store, local: None });
+        }
+        let configured = (!settings.pg_bin_dir.is_empty()).then(|| PathBuf::from(&settings.pg_bin_dir));
+        let bin_dir = LocalPostgres::find_binaries(configured.as_deref())?;
+        let data_dir = absolute(&settings.local_dir);
+        let local = LocalPostgres::ensure_running(&data_dir, &bin_dir).await?;
+        local.create_database(LOCAL_DATABASE).await?;
+        let options = local.connect_options(LOCAL_DATABASE);
+        match Store::connect(options, settings.max_connections).await {
+            Ok(store) => Ok(Database {
+                store,
+                local: Some(local),
+            }),
+            Err(err) => {
+                if local.started_by_us() {
+                    let _ = local.stop().await;
+                }
+                Err(err)
+            }
+        }
+    }
+
+    /// Closes the pool and stops the private cluster if this process started it.
+    pub async fn close(self) {
+        self.store.pool.close().await;
+        if let Some(local) = self.local
+            && local.started_by_us()
+            && let Err(err) = local.stop().await
+        {
+            tracing::warn!(error = %err, "could not stop the private PostgreSQL cluster");
+        }
+    }
+}
+
+fn absolute(path: &std::path::Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}

@@ -1,0 +1,764 @@
+//! The table actor: one task per table that alone owns its seats, its game and its
+//! connections, and turns client messages into stored, versioned, broadcast events.
+//!
+//! Order of work for every change: check it, store it (awaiting Postgres), then apply it
+//! in memory and tell everyone. A change the store refuses is answered with
+//! `storage_unavailable` and leaves the table as it was.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use serde_json::Value;
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
+
+use super::handle::TableHandle;
+use super::identity::{PlayerKey, PlayerToken};
+use super::msg::{ConnId, Frame, TableCmd};
+use super::seats::{Holder, Seats};
+use super::settings::{Seating, TableSettings};
+use crate::games::{AnyGame, EndReason, MoveError, Outcome, Seat};
+use crate::protocol::{
+    ClientMsg, Envelope, ErrorCode, MoveView, PlayerView, ResultView, SeatView, ServerMsg, TableSnapshot, TableStatus,
+};
+use crate::store::games::{MoveRecord, PlayerRecord, ResultRecord};
+use crate::store::{Store, StoreError};
+
+/// How many commands may wait for a table before senders wait too.
+const COMMAND_QUEUE: usize = 64;
+
+/// Limits the table enforces on what players type.
+#[derive(Debug, Clone, Copy)]
+pub struct TextLimits {
+    pub name_max_chars: usize,
+    pub chat_max_chars: usize,
+}
+
+/// One open connection to the table.
+#[derive(Debug)]
+struct Conn {
+    outbox: mpsc::Sender<Frame>,
+    /// The token this connection presented (or was given); kept only in memory, only to
+    /// return it to its owner in `welcome`.
+    token: Option<PlayerToken>,
+    key: Option<PlayerKey>,
+}
+
+/// A refusal to send back to the client that caused it.
+#[derive(Debug)]
+struct Refusal {
+    code: ErrorCode,
+    message: String,
+    rule: Option<&'static str>,
+}
+
+impl Refusal {
+    fn new(code: ErrorCode, message: impl Into<String>) -> Refusal {
+        Refusal {
+            code,
+            message: message.into(),
+            rule: None,
+        }
+    }
+
+    fn storage(err: StoreError) -> Refusal {
+        tracing::error!(error = %err, "table could not store a change");
+        Refusal::new(
+            ErrorCode::StorageUnavailable,
+            "The server could not store this change, so nothing changed; please try again.",
+        )
+    }
+}
+
+/// The game in progress (or last finished) at the table.
+#[derive(Debug)]
+struct CurrentGame {
+    id: Uuid,
+    number: u32,
+    game: AnyGame,
+    moves: Vec<MoveView>,
+    draw_offer: Option<Seat>,
+}
+
+/// A game whose start is stored but not yet applied in memory.
+#[derive(Debug)]
+struct PendingStart {
+    id: Uuid,
+    number: u32,
+    seats: Seats,
+}
+
+/// The state of one table; see the module doc.
+pub struct TableActor {
+    id: String,
+    settings: TableSettings,
+    settings_json: Value,
+    store: Store,
+    limits: TextLimits,
+    version: u64,
+    shared_version: Arc<AtomicU64>,
+    seats: Seats,
+    /// Whether each seat's holder was last announced as connected.
+    announced_presence: Vec<bool>,
+    announced_spectators: usize,
+    conns: HashMap<ConnId, Conn>,
+    current: Option<CurrentGame>,
+    /// The starting position shown before the first game starts.
+    preview: AnyGame,
+}
+
+impl TableActor {
+    /// Starts the actor of a table that was just stored, and returns its handle.
+    pub fn spawn(
+        id: &str,
+        settings: TableSettings,
+        store: Store,
+        limits: TextLimits,
+        shutdown: CancellationToken,
+        tracker: &tokio_util::task::TaskTracker,
+    ) -> TableHandle {
+        let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
+        let shared_version = Arc::new(AtomicU64::new(0));
+        let seat_count = settings.game.seat_count();
+        let actor = TableActor {
+            id: id.to_owned(),
+            settings_json: settings.to_json(),
+            preview: settings.game.new_game(),
+            settings,
+            store,
+            limits,
+            version: 0,
+            shared_version: shared_version.clone(),
+            seats: Seats::new(seat_count),
+            announced_presence: vec![false; seat_count],
+            announced_spectators: 0,
+            conns: HashMap::new(),
+            current: None,
+        };
+        tracker.spawn(actor.run(inbox, shutdown));
+        TableHandle::new(id, commands, shared_version)
+    }
+
+    async fn run(mut self, mut inbox: mpsc::Receiver<TableCmd>, shutdown: CancellationToken) {
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                cmd = inbox.recv() => match cmd {
+                    Some(cmd) => self.handle(cmd).await,
+                    None => break,
+                },
+            }
+        }
+        tracing::debug!(table = %self.id, "table actor stopped");
+    }
+
+    async fn handle(&mut self, cmd: TableCmd) {
+        match cmd {
+            TableCmd::Join { conn, outbox } => {
+                self.conns.insert(
+                    conn,
+                    Conn {
+                        outbox,
+                        token: None,
+                        key: None,
+                    },
+                );
+                let snapshot = ServerMsg::Snapshot {
+                    version: self.version,
+                    table: Box::new(self.snapshot()),
+                };
+                self.send_to(conn, &snapshot);
+                self.sync_presence();
+            }
+            TableCmd::Leave { conn } => {
+                self.conns.remove(&conn);
+                self.sync_presence();
+            }
+            TableCmd::Snapshot { reply } => {
+                let _ = reply.send(self.snapshot());
+            }
+            TableCmd::Client { conn, envelope } => {
+                let Envelope { msg, reference } = envelope;
+                let outcome = self.client(conn, msg, reference.clone()).await;
+                if let Err(refusal) = outcome {
+                    let error = ServerMsg::Error {
+                        version: self.version,
+                        code: refusal.code,
+                        message: refusal.message,
+                        rule: refusal.rule,
+                        reference,
+                    };
+                    self.send_to(conn, &error);
+                }
+            }
+        }
+    }
+
+    async fn client(&mut self, conn: ConnId, msg: ClientMsg, reference: Option<Value>) -> Result<(), Refusal> {
+        match msg {
+            ClientMsg::Hello { token } => self.hello(conn, token),
+            ClientMsg::Ping => {
+                let pong = ServerMsg::Pong {
+                    version: self.version,
+                    reference,
+                };
+                self.send_to(conn, &pong);
+                Ok(())
+            }
+            ClientMsg::Sit { seat, name } => self.sit(conn, seat, name).await,
+            ClientMsg::Stand { seat } => self.stand(conn, seat).await,
+            ClientMsg::Move { seat, payload } => self.play(conn, seat, &payload).await,
+            ClientMsg::Resign { seat } => self.resign(conn, seat).await,
+            ClientMsg::OfferDraw { seat } => self.offer_draw(conn, seat).await,
+            ClientMsg::AcceptDraw { seat } => self.accept_draw(conn, seat).await,
+            ClientMsg::DeclineDraw { seat } => self.decline_draw(conn, seat),
+            ClientMsg::Chat { text } => self.chat(conn, text),
+        }
+    }
+
+    // ----- identity and seats -----
+
+    fn hello(&mut self, conn: ConnId, token: Option<String>) -> Result<(), Refusal> {
+        let Some(current) = self.conns.get(&conn) else {
+            return Ok(());
+        };
+        let token = match (token, &current.token) {
+            (None, Some(known)) => known.clone(),
+            (None, None) => PlayerToken::generate(),
+            (Some(given), known) => {
+                let given =
+                    PlayerToken::parse(&given).map_err(|err| Refusal::new(ErrorCode::BadToken, format!("{err}.")))?;
+                if known.as_ref().is_some_and(|known| *known != given) {
+                    return Err(Refusal::new(
+                        ErrorCode::BadToken,
+                        "This connection already presented another token; open a new connection to switch players.",
+                    ));
+                }
+                given
+            }
+        };
+        self.identify(conn, token);
+        Ok(())
+    }
+
+    /// Binds `token` to the connection and sends it `welcome`.
+    fn identify(&mut self, conn: ConnId, token: PlayerToken) {
+        let key = token.key();
+        let welcome = ServerMsg::Welcome {
+            version: self.version,
+            token: token.expose().to_owned(),
+            seats: self.seats.held_by(&key),
+        };
+        if let Some(entry) = self.conns.get_mut(&conn) {
+            entry.token = Some(token);
+            entry.key = Some(key);
+        }
+        self.send_to(conn, &welcome);
+        self.sync_presence();
+    }
+
+    /// The connection's player, issuing a new token first if it has none yet.
+    fn player(&mut self, conn: ConnId) -> PlayerKey {
+        if let Some(key) = self.conns.get(&conn).and_then(|c| c.key) {
+            return key;
+        }
+        let token = PlayerToken::generate();
+        let key = token.key();
+        self.identify(conn, token);
+        key
+    }
+
+    /// The seat `conn` acts for: the named one (which it must hold) or its only seat.
+    fn acting_seat(&self, conn: ConnId, seat: Option<Seat>) -> Result<Seat, Refusal> {
+        let held = match self.conns.get(&conn).and_then(|c| c.key) {
+            Some(key) => self.seats.held_by(&key),
+            None => Vec::new(),
+        };
+        match seat {
+            Some(seat) if held.contains(&seat) => Ok(seat),
+            Some(seat) => Err(Refusal::new(
+                ErrorCode::NotYourSeat,
+                format!("Seat {seat} is not yours."),
+            )),
+            None => match held.as_slice() {
+                [] => Err(Refusal::new(
+                    ErrorCode::NotSeated,
+                    "Take a seat first: spectators cannot play.",
+                )),
+                [only] => Ok(*only),
+                _ => Err(Refusal::new(
+                    ErrorCode::SeatRequired,
+                    "You hold several seats: say which one with \"seat\".",
+                )),
+            },
+        }
+    }
+
+    fn status(&self) -> TableStatus {
+        match &self.current {
+            None => TableStatus::Waiting,
+            Some(current) if current.game.outcome().is_some() => TableStatus::Finished,
+            Some(_) => TableStatus::Playing,
+        }
+    }
+
+    fn clean_name(&self, name: Option<String>) -> Result<String, Refusal> {
+        let name = name.as_deref().map(str::trim).unwrap_or("");
+        if name.is_empty() {
+            return Ok("Anonymous".into());
+        }
+        if name.chars().count() > self.limits.name_max_chars || name.chars().any(char::is_control) {
+            return Err(Refusal::new(
+                ErrorCode::BadName,
+                format!(
+                    "A name is at most {} characters, without control characters.",
+                    self.limits.name_max_chars
+                ),
+            ));
+        }
+        Ok(name.to_owned())
+    }
+
+    async fn sit(&mut self, conn: ConnId, seat: Seat, name: Option<String>) -> Result<(), Refusal> {
+        if !self.seats.exists(seat) {
+            return Err(Refusal::new(
+                ErrorCode::NoSuchSeat,
+                format!("This table has seats 0 to {}.", self.seats.count().saturating_sub(1)),
+            ));
+        }
+        match self.status() {
+            TableStatus::Waiting => {}
+            TableStatus::Playing => {
+                return Err(Refusal::new(
+                    ErrorCode::GameInProgress,
+                    "The game has started; every seat is taken.",
+                ));
+            }
+            TableStatus::Finished => return Err(Refusal::new(ErrorCode::GameOver, "The game at this table is over.")),
+        }
+        let name = self.clean_name(name)?;
+        if let Some(holder) = self.seats.holder(seat) {
+            let mine = self.conns.get(&conn).and_then(|c| c.key) == Some(holder.key);
+            return Err(if mine {
+                Refusal::new(ErrorCode::AlreadySeated, format!("You already hold seat {seat}."))
+            } else {
+                Refusal::new(ErrorCode::SeatTaken, format!("Seat {seat} is taken."))
+            });
+        }
+        let key = self.player(conn);
+        self.store
+            .take_seat(&self.id, seat, key.as_bytes(), &name)
+            .await
+            .map_err(Refusal::storage)?;
+        let mut seats = self.seats.clone();
+        seats.sit(
+            seat,
+            Holder {
+                key,
+                name: name.clone(),
+            },
+        );
+        let start = if seats.is_full() {
+            match self.store_start(seats.clone()).await {
+                Ok(start) => Some(start),
+                Err(err) => {
+                    if let Err(undo) = self.store.free_seat(&self.id, seat).await {
+                        tracing::error!(error = %undo, "could not undo a seat after a failed start");
+                    }
+                    return Err(Refusal::storage(err));
+                }
+            }
+        } else {
+            None
+        };
+        self.seats = seats;
+        self.event(|version| ServerMsg::Seated { version, seat, name });
+        if let Some(start) = start {
+            self.begin_game(start);
+        }
+        self.sync_presence();
+        Ok(())
+    }
+
+    async fn stand(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        match self.status() {
+            TableStatus::Waiting => {}
+            TableStatus::Playing => {
+                return Err(Refusal::new(
+                    ErrorCode::GameInProgress,
+                    "You cannot leave a seat during a game; resign instead.",
+                ));
+            }
+            TableStatus::Finished => return Err(Refusal::new(ErrorCode::GameOver, "The game at this table is over.")),
+        }
+        self.store.free_seat(&self.id, seat).await.map_err(Refusal::storage)?;
+        self.seats.stand(seat);
+        self.event(|version| ServerMsg::Stood { version, seat });
+        self.sync_presence();
+        Ok(())
+    }
+
+    /// Every seat is taken: draws the seats if the table says so and stores the start.
+    /// Nothing changes in memory until [`Self::begin_game`].
+    async fn store_start(&self, mut seats: Seats) -> Result<PendingStart, StoreError> {
+        if self.settings.seating == Seating::Random {
+            seats.shuffle();
+        }
+        let roles = self.settings.game.seat_roles();
+        let players: Vec<PlayerRecord> = seats
+            .iter()
+            .filter_map(|(seat, holder)| {
+                holder.map(|holder| PlayerRecord {
+                    seat,
+                    role: roles.get(usize::from(seat)).copied().unwrap_or("").to_owned(),
+                    player_key: holder.key.as_bytes().to_vec(),
+                    name: holder.name.clone(),
+                })
+            })
+            .collect();
+        let id = Uuid::new_v4();
+        let number = self.current.as_ref().map_or(1, |current| current.number + 1);
+        self.store.start_game(id, &self.id, number, &players).await?;
+        Ok(PendingStart { id, number, seats })
+    }
+
+    /// Starts the stored game in memory and announces it with its seating.
+    fn begin_game(&mut self, start: PendingStart) {
+        let PendingStart { id, number, seats } = start;
+        self.seats = seats;
+        let game = self.settings.game.new_game();
+        let state = game.view();
+        let to_move: Vec<Seat> = game.active_seats().iter().collect();
+        self.current = Some(CurrentGame {
+            id,
+            number,
+            game,
+            moves: Vec::new(),
+            draw_offer: None,
+        });
+        // Seats may have been redrawn; `game_started` carries each seat's presence.
+        let seat_views = self.seat_views();
+        self.announced_presence = seat_views
+            .iter()
+            .map(|view| view.player.as_ref().is_some_and(|p| p.connected))
+            .collect();
+        self.event(|version| ServerMsg::GameStarted {
+            version,
+            game_number: number,
+            seats: seat_views,
+            state,
+            to_move,
+        });
+    }
+
+    // ----- the game -----
+
+    /// The game in progress, or the refusal that explains why there is none.
+    fn playing(&self) -> Result<&CurrentGame, Refusal> {
+        match &self.current {
+            None => Err(Refusal::new(
+                ErrorCode::GameNotStarted,
+                "The game starts when every seat is taken.",
+            )),
+            Some(current) if current.game.outcome().is_some() => {
+                Err(Refusal::new(ErrorCode::GameOver, "The game is over."))
+            }
+            Some(current) => Ok(current),
+        }
+    }
+
+    async fn play(&mut self, conn: ConnId, seat: Option<Seat>, payload: &Value) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        let current = self.playing()?;
+        if !current.game.active_seats().contains(seat) {
+            return Err(Refusal::new(ErrorCode::NotYourTurn, "It is not your turn."));
+        }
+        let mut next = current.game.clone();
+        let (_, normalised) = next.play_json(seat, payload).map_err(|err| match err {
+            MoveError::Malformed(bad) => Refusal::new(ErrorCode::BadMove, format!("{bad}.")),
+            MoveError::Illegal(illegal) => Refusal {
+                code: ErrorCode::IllegalMove,
+                message: illegal.message,
+                rule: Some(illegal.rule),
+            },
+        })?;
+        let ply = u32::try_from(current.moves.len() + 1).unwrap_or(u32::MAX);
+        let record = MoveRecord {
+            ply,
+            seat,
+            payload: &normalised,
+        };
+        let result = next.outcome().map(|outcome| ResultRecord {
+            outcome,
+            move_count: ply,
+        });
+        self.store
+            .append_move(current.id, record, result)
+            .await
+            .map_err(Refusal::storage)?;
+
+        let team = self.settings.game.team_of(seat);
+        let offer_lapses = current
+            .draw_offer
+            .is_some_and(|offerer| self.settings.game.team_of(offerer) != team);
+        let state = next.view();
+        let to_move: Vec<Seat> = next.active_seats().iter().collect();
+        let finished = next.outcome().map(ResultView::from);
+        if let Some(current) = self.current.as_mut() {
+            current.game = next;
+            current.moves.push(MoveView {
+                ply,
+                seat,
+                payload: normalised.clone(),
+            });
+            if offer_lapses {
+                current.draw_offer = None;
+            }
+        }
+        self.event(|version| ServerMsg::Moved {
+            version,
+            ply,
+            seat,
+            payload: normalised,
+            state,
+            to_move,
+        });
+        if let Some(result) = finished {
+            self.event(|version| ServerMsg::GameOver { version, result });
+        }
+        Ok(())
+    }
+
+    /// Ends the game in progress with `outcome`: stored first, then announced.
+    async fn end_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
+        let current = self.playing()?;
+        let move_count = u32::try_from(current.moves.len()).unwrap_or(u32::MAX);
+        let record = ResultRecord {
+            outcome: &outcome,
+            move_count,
+        };
+        self.store
+            .finish_game(current.id, record)
+            .await
+            .map_err(Refusal::storage)?;
+        let result = ResultView::from(&outcome);
+        if let Some(current) = self.current.as_mut() {
+            current.game.finish(outcome);
+            current.draw_offer = None;
+        }
+        self.event(|version| ServerMsg::GameOver { version, result });
+        Ok(())
+    }
+
+    /// Every seat not on `seat`'s team.
+    fn opponents_of(&self, seat: Seat) -> Vec<Seat> {
+        let team = self.settings.game.team_of(seat);
+        self.seats
+            .iter()
+            .map(|(other, _)| other)
+            .filter(|other| self.settings.game.team_of(*other) != team)
+            .collect()
+    }
+
+    async fn resign(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        self.playing()?;
+        let outcome = Outcome::win(self.opponents_of(seat), EndReason::Resignation);
+        self.end_game(outcome).await
+    }
+
+    /// The standing offer made by the other team, if any.
+    fn offer_from_opponent(&self, seat: Seat) -> Result<Seat, Refusal> {
+        let current = self.playing()?;
+        let team = self.settings.game.team_of(seat);
+        current
+            .draw_offer
+            .filter(|offerer| self.settings.game.team_of(*offerer) != team)
+            .ok_or_else(|| Refusal::new(ErrorCode::NoDrawOffer, "Your opponent has not offered a draw."))
+    }
+
+    async fn offer_draw(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        let current = self.playing()?;
+        // Offering when the opponent already offered is agreeing.
+        if self.offer_from_opponent(seat).is_ok() {
+            return self.end_game(Outcome::draw(EndReason::DrawAgreed)).await;
+        }
+        if current.draw_offer.is_some() {
+            return Err(Refusal::new(
+                ErrorCode::DrawAlreadyOffered,
+                "You have already offered a draw.",
+            ));
+        }
+        if let Some(current) = self.current.as_mut() {
+            current.draw_offer = Some(seat);
+        }
+        self.event(|version| ServerMsg::DrawOffered { version, seat });
+        Ok(())
+    }
+
+    async fn accept_draw(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        self.offer_from_opponent(seat)?;
+        self.end_game(Outcome::draw(EndReason::DrawAgreed)).await
+    }
+
+    fn decline_draw(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        self.offer_from_opponent(seat)?;
+        if let Some(current) = self.current.as_mut() {
+            current.draw_offer = None;
+        }
+        self.event(|version| ServerMsg::DrawDeclined { version, seat });
+        Ok(())
+    }
+
+    fn chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, None).or_else(|refusal| match refusal.code {
+            // A player in several seats speaks as the first of them.
+            ErrorCode::SeatRequired => self
+                .conns
+                .get(&conn)
+                .and_then(|c| c.key)
+                .and_then(|key| self.seats.held_by(&key).first().copied())
+                .ok_or(refusal),
+            _ => Err(refusal),
+        })?;
+        let text = text.trim().to_owned();
+        if text.is_empty() || text.chars().count() > self.limits.chat_max_chars {
+            return Err(Refusal::new(
+                ErrorCode::BadChat,
+                format!("A chat message is 1 to {} characters.", self.limits.chat_max_chars),
+            ));
+        }
+        let name = self.seats.holder(seat).map(|h| h.name.clone()).unwrap_or_default();
+        self.event(|version| ServerMsg::Chat {
+            version,
+            seat,
+            name,
+            text,
+        });
+        Ok(())
+    }
+
+    // ----- views and delivery -----
+
+    fn is_connected(&self, key: &PlayerKey) -> bool {
+        self.conns.values().any(|conn| conn.key.as_ref() == Some(key))
+    }
+
+    fn seat_views(&self) -> Vec<SeatView> {
+        let roles = self.settings.game.seat_roles();
+        self.seats
+            .iter()
+            .map(|(seat, holder)| SeatView {
+                seat,
+                role: roles.get(usize::from(seat)).copied().unwrap_or(""),
+                player: holder.map(|holder| PlayerView {
+                    name: holder.name.clone(),
+                    connected: self.is_connected(&holder.key),
+                }),
+            })
+            .collect()
+    }
+
+    fn spectator_count(&self) -> usize {
+        self.conns
+            .values()
+            .filter(|conn| conn.key.is_none_or(|key| self.seats.held_by(&key).is_empty()))
+            .count()
+    }
+
+    fn snapshot(&self) -> TableSnapshot {
+        let game = self.current.as_ref().map_or(&self.preview, |current| &current.game);
+        TableSnapshot {
+            id: self.id.clone(),
+            game: self.settings.kind().id(),
+            settings: self.settings_json.clone(),
+            status: self.status(),
+            version: self.version,
+            seats: self.seat_views(),
+            spectators: self.spectator_count(),
+            game_number: self.current.as_ref().map_or(0, |current| current.number),
+            state: game.view(),
+            moves: self
+                .current
+                .as_ref()
+                .map_or_else(Vec::new, |current| current.moves.clone()),
+            to_move: if self.current.is_some() {
+                game.active_seats().iter().collect()
+            } else {
+                Vec::new()
+            },
+            draw_offer: self.current.as_ref().and_then(|current| current.draw_offer),
+            result: game.outcome().map(ResultView::from),
+        }
+    }
+
+    /// Announces presence and spectator changes since the last announcement.
+    fn sync_presence(&mut self) {
+        loop {
+            let seat_states: Vec<(Seat, bool)> = self
+                .seats
+                .iter()
+                .map(|(seat, holder)| (seat, holder.is_some_and(|h| self.is_connected(&h.key))))
+                .collect();
+            let changed = seat_states.into_iter().find(|(seat, connected)| {
+                self.seats.holder(*seat).is_some()
+                    && self.announced_presence.get(usize::from(*seat)).copied() != Some(*connected)
+            });
+            let Some((seat, connected)) = changed else { break };
+            if let Some(slot) = self.announced_presence.get_mut(usize::from(seat)) {
+                *slot = connected;
+            }
+            self.event(|version| ServerMsg::Presence {
+                version,
+                seat,
+                connected,
+            });
+        }
+        let count = self.spectator_count();
+        if count != self.announced_spectators {
+            self.announced_spectators = count;
+            self.event(|version| ServerMsg::Spectators { version, count });
+        }
+    }
+
+    /// Raises the version and sends the event built for it to every connection.
+    fn event(&mut self, build: impl FnOnce(u64) -> ServerMsg) {
+        self.version += 1;
+        self.shared_version.store(self.version, Ordering::Release);
+        let frame = Frame::from(build(self.version).to_text());
+        let slow: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, conn)| conn.outbox.try_send(frame.clone()).is_err())
+            .map(|(id, _)| *id)
+            .collect();
+        self.drop_conns(&slow);
+    }
+
+    fn send_to(&mut self, conn: ConnId, msg: &ServerMsg) {
+        let Some(entry) = self.conns.get(&conn) else { return };
+        if entry.outbox.try_send(Frame::from(msg.to_text())).is_err() {
+            self.drop_conns(&[conn]);
+        }
+    }
+
+    /// Forgets connections that are gone or too slow to keep up; dropping their outbox
+    /// tells their tasks to close them.
+    fn drop_conns(&mut self, conns: &[ConnId]) {
+        if conns.is_empty() {
+            return;
+        }
+        for conn in conns {
+            if self.conns.remove(conn).is_some() {
+                tracing::info!(table = %self.id, conn, "dropped a connection that could not keep up");
+            }
+        }
+        self.sync_presence();
+    }
+}

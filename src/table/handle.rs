@@ -1,0 +1,64 @@
+//! The cloneable handle through which connections and routes reach one table actor.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tokio::sync::{mpsc, oneshot};
+
+use super::msg::{ConnId, Frame, TableCmd};
+use crate::protocol::{Envelope, TableSnapshot};
+
+/// The table's actor has stopped (the server is shutting down).
+#[derive(Debug, Clone, Copy, thiserror::Error)]
+#[error("the table is closed")]
+pub struct TableClosed;
+
+/// A handle to a running table. Cheap to clone.
+#[derive(Debug, Clone)]
+pub struct TableHandle {
+    id: Arc<str>,
+    commands: mpsc::Sender<TableCmd>,
+    /// The table's current version, kept by the actor, so a connection can stamp the
+    /// errors it sends by itself (malformed frames, rate limiting) without asking.
+    version: Arc<AtomicU64>,
+}
+
+impl TableHandle {
+    pub(super) fn new(id: &str, commands: mpsc::Sender<TableCmd>, version: Arc<AtomicU64>) -> TableHandle {
+        TableHandle {
+            id: id.into(),
+            commands,
+            version,
+        }
+    }
+
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::Acquire)
+    }
+
+    pub async fn join(&self, conn: ConnId, outbox: mpsc::Sender<Frame>) -> Result<(), TableClosed> {
+        self.send(TableCmd::Join { conn, outbox }).await
+    }
+
+    pub async fn leave(&self, conn: ConnId) -> Result<(), TableClosed> {
+        self.send(TableCmd::Leave { conn }).await
+    }
+
+    pub async fn client(&self, conn: ConnId, envelope: Envelope) -> Result<(), TableClosed> {
+        self.send(TableCmd::Client { conn, envelope }).await
+    }
+
+    pub async fn snapshot(&self) -> Result<TableSnapshot, TableClosed> {
+        let (reply, answer) = oneshot::channel();
+        self.send(TableCmd::Snapshot { reply }).await?;
+        answer.await.map_err(|_| TableClosed)
+    }
+
+    async fn send(&self, cmd: TableCmd) -> Result<(), TableClosed> {
+        self.commands.send(cmd).await.map_err(|_| TableClosed)
+    }
+}

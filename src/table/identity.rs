@@ -1,0 +1,135 @@
+//! Identities without accounts: shareable table ids and secret player tokens.
+//!
+//! A player token is a random secret the client keeps (in the browser's storage) and
+//! presents on every connection. The server never stores, logs or broadcasts the token
+//! itself: it keeps only the token's SHA-256, the [`PlayerKey`].
+
+use std::fmt;
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use rand::Rng;
+use rand::distr::Alphanumeric;
+use sha2::{Digest, Sha256};
+
+/// Length of a table id: 8 characters of [A-Za-z0-9], 62^8 ≈ 2.2·10^14 ids (lichess's length).
+pub const TABLE_ID_LEN: usize = 8;
+
+/// A fresh random table id, drawn from the operating system's CSPRNG-seeded thread RNG.
+pub fn new_table_id() -> String {
+    rand::rng()
+        .sample_iter(&Alphanumeric)
+        .take(TABLE_ID_LEN)
+        .map(char::from)
+        .collect()
+}
+
+/// Is `id` shaped like a table id? (Cheap check before any lookup.)
+pub fn is_table_id(id: &str) -> bool {
+    id.len() == TABLE_ID_LEN && id.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// A player's secret. `Debug` does not print it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct PlayerToken(String);
+
+/// Shortest and longest token the server accepts from a client.
+const TOKEN_MIN: usize = 16;
+const TOKEN_MAX: usize = 128;
+
+/// A token that cannot be a player token.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("a player token is 16 to 128 characters of A-Z, a-z, 0-9, '-' and '_'")]
+pub struct BadToken;
+
+impl PlayerToken {
+    /// A new random token: 32 random bytes, base64url (43 characters).
+    pub fn generate() -> PlayerToken {
+        let bytes: [u8; 32] = rand::rng().random();
+        PlayerToken(URL_SAFE_NO_PAD.encode(bytes))
+    }
+
+    /// Accepts a client's token if it is well formed.
+    pub fn parse(token: &str) -> Result<PlayerToken, BadToken> {
+        let well_formed = (TOKEN_MIN..=TOKEN_MAX).contains(&token.len())
+            && token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        if well_formed {
+            Ok(PlayerToken(token.to_owned()))
+        } else {
+            Err(BadToken)
+        }
+    }
+
+    /// The secret itself, for the one message that returns it to its owner.
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+
+    pub fn key(&self) -> PlayerKey {
+        PlayerKey(Sha256::digest(self.0.as_bytes()).into())
+    }
+}
+
+impl fmt::Debug for PlayerToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("PlayerToken(<secret>)")
+    }
+}
+
+/// The SHA-256 of a player token: what the server keeps to recognise a player.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PlayerKey([u8; 32]);
+
+impl PlayerKey {
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl fmt::Debug for PlayerKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "PlayerKey({:02x}{:02x}{:02x}{:02x}…)",
+            self.0[0], self.0[1], self.0[2], self.0[3]
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_ids_are_short_and_url_safe() {
+        for _ in 0..100 {
+            let id = new_table_id();
+            assert!(is_table_id(&id), "{id}");
+        }
+        assert!(!is_table_id("abc"));
+        assert!(!is_table_id("abcd/fgh"));
+    }
+
+    #[test]
+    fn generated_tokens_parse_and_differ() {
+        let a = PlayerToken::generate();
+        let b = PlayerToken::generate();
+        assert_ne!(a, b);
+        assert_eq!(PlayerToken::parse(a.expose()).map(|t| t.key()).ok(), Some(a.key()));
+    }
+
+    #[test]
+    fn malformed_tokens_are_refused() {
+        assert!(PlayerToken::parse("short").is_err());
+        assert!(PlayerToken::parse(&"a".repeat(129)).is_err());
+        assert!(PlayerToken::parse("has spaces in it, sixteen+").is_err());
+    }
+
+    #[test]
+    fn debug_never_shows_the_secret() {
+        let token = PlayerToken::generate();
+        assert!(!format!("{token:?}").contains(token.expose()));
+    }
+}

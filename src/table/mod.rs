@@ -1,0 +1,21 @@
+//! Tables: one actor task per table owning its seats, game and connections.
+//!
+//! - [`actor`]: the loop that alone mutates a table.
+//! - [`handle`]: the cloneable handle connections and routes use to reach it.
+//! - [`msg`]: the commands the actor accepts.
+//! - [`seats`]: who holds which seat.
+//! - [`settings`]: table-level settings and the game's, validated.
+//! - [`identity`]: table ids and player tokens.
+//! - [`registry`]: the running tables by id.
+
+pub mod actor;
+pub mod handle;
+pub mod identity;
+pub mod msg;
+pub mod registry;
+pub mod seats;
+pub mod settings;
+
+pub use handle::TableHandle;
+pub use registry::Tables;
+pub use settings::TableSettings;

@@ -1,0 +1,36 @@
+//! WebSocket connections: the upgrade route and one task per connection.
+//!
+//! A connection task parses frames, rate-limits them, answers malformed ones itself and
+//! forwards the rest to its table's actor; it writes out whatever the actor queues for it.
+
+pub mod connection;
+
+use axum::extract::{Path, State, WebSocketUpgrade};
+use axum::response::{IntoResponse, Response};
+
+use crate::app::AppState;
+use crate::http::error::ApiError;
+
+/// Frame buffers per socket: small, because a server holds many idle sockets.
+const SOCKET_BUFFER: usize = 8 * 1024;
+
+/// `GET /ws/tables/{id}`: upgrades to a WebSocket connected to that table.
+pub async fn upgrade(State(state): State<AppState>, Path(id): Path<String>, upgrade: WebSocketUpgrade) -> Response {
+    let Some(table) = state.tables.get(&id) else {
+        return ApiError::table_not_found(&id).into_response();
+    };
+    let limits = state.settings.limits.clone();
+    let shutdown = state.shutdown.clone();
+    let tracker = state.tracker.clone();
+    upgrade
+        .max_message_size(limits.max_message_bytes)
+        .max_frame_size(limits.max_message_bytes)
+        .read_buffer_size(SOCKET_BUFFER)
+        .write_buffer_size(SOCKET_BUFFER)
+        .on_upgrade(move |socket| async move {
+            tracker
+                .spawn(connection::serve(socket, table, limits, shutdown))
+                .await
+                .ok();
+        })
+}

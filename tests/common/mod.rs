@@ -1,0 +1,276 @@
+//! Test harness: the real server on an ephemeral port with its own fresh database, and
+//! real WebSocket clients.
+//!
+//! Databases live on `DATABASE_URL`'s server when it is set (the URL's database is used
+//! only to create and drop the per-test ones); otherwise on one private PostgreSQL
+//! cluster shared by all test processes, started with the server's own bootstrap
+//! ([`spelbord::store::local_pg`]) in a folder under the system's temporary directory.
+//! Each test gets a database of its own, dropped when the test's `TestApp` is dropped.
+
+#![allow(dead_code)] // each test file uses a different part of the harness
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{Value, json};
+use spelbord::app::App;
+use spelbord::config::Settings;
+use spelbord::store::Store;
+use spelbord::store::local_pg::LocalPostgres;
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{ConnectOptions, Connection, PgPool};
+use tokio::net::TcpStream;
+use tokio::sync::OnceCell;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
+use tokio_util::sync::CancellationToken;
+
+/// Longest a test waits for a message before failing (a guard against hangs, not a
+/// measure of speed).
+const RECV_TIMEOUT: Duration = Duration::from_secs(10);
+
+static ADMIN: OnceCell<PgConnectOptions> = OnceCell::const_new();
+
+/// Connection options for the maintenance database of the test server.
+async fn admin_options() -> PgConnectOptions {
+    ADMIN
+        .get_or_init(|| async {
+            if let Ok(url) = std::env::var("DATABASE_URL") {
+                return url.parse().expect("DATABASE_URL is a valid PostgreSQL URL");
+            }
+            let bin_dir = LocalPostgres::find_binaries(None).expect("PostgreSQL binaries for the tests");
+            let data_dir = test_cluster_dir();
+            let cluster = LocalPostgres::ensure_running(&data_dir, &bin_dir)
+                .await
+                .expect("the shared test cluster starts");
+            cluster.connect_options("postgres")
+        })
+        .await
+        .clone()
+}
+
+fn test_cluster_dir() -> PathBuf {
+    std::env::var_os("SPELBORD_TEST_PGDATA")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| std::env::temp_dir().join("spelbord-test-postgres"))
+}
+
+/// A running server with a database of its own.
+pub struct TestApp {
+    pub addr: SocketAddr,
+    pub pool: PgPool,
+    database: String,
+    admin: PgConnectOptions,
+    shutdown: CancellationToken,
+}
+
+impl TestApp {
+    pub fn http(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
+    pub fn ws(&self, table: &str) -> String {
+        format!("ws://{}/ws/tables/{table}", self.addr)
+    }
+
+    /// Creates a table and returns the JSON answer.
+    pub async fn create_table(&self, body: Value) -> Value {
+        let response = reqwest::Client::new()
+            .post(self.http("/api/tables"))
+            .json(&body)
+            .send()
+            .await
+            .expect("POST /api/tables");
+        assert_eq!(response.status(), 201, "creating {body}");
+        response.json().await.expect("JSON answer")
+    }
+
+    /// Creates a Gomoku table with `settings` and returns its id.
+    pub async fn gomoku_table(&self, settings: Value) -> String {
+        let created = self.create_table(json!({"game": "gomoku", "settings": settings})).await;
+        created["id"].as_str().expect("an id").to_owned()
+    }
+
+    /// Opens a WebSocket to a table and reads its snapshot.
+    pub async fn client(&self, table: &str) -> Client {
+        let (ws, _) = tokio_tungstenite::connect_async(self.ws(table))
+            .await
+            .expect("WebSocket connects");
+        let mut client = Client { ws };
+        let snapshot = client.recv().await;
+        assert_eq!(
+            snapshot["type"], "snapshot",
+            "first message is the snapshot: {snapshot}"
+        );
+        client
+    }
+
+    /// Stops the server (and its actors and sockets).
+    pub async fn stop(&self) {
+        self.shutdown.cancel();
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.shutdown.cancel();
+        let admin = self.admin.clone();
+        let database = std::mem::take(&mut self.database);
+        // Dropping is synchronous; drop the database from a thread with its own runtime.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            runtime.block_on(async move {
+                let mut conn = admin.connect().await.ok()?;
+                let sql = format!("DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)");
+                sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut conn).await.ok()?;
+                conn.close().await.ok()
+            })
+        });
+        let _ = dropped.join();
+    }
+}
+
+/// Starts the server on 127.0.0.1 on a free port, with a fresh, migrated database.
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+/// Like [`spawn_app`], with a chance to change the settings first.
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
+    let admin = admin_options().await;
+    let database = format!("spelbord_test_{}", uuid::Uuid::new_v4().simple());
+    let mut conn = admin.connect().await.expect("connect to the test server");
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{database}\"")))
+        .execute(&mut conn)
+        .await
+        .expect("create the test database");
+    conn.close().await.ok();
+    let store = Store::connect(admin.clone().database(&database), 5)
+        .await
+        .expect("connect and migrate the test database");
+    let mut settings = Settings::defaults().expect("default settings");
+    settings.server.host = "127.0.0.1".into();
+    settings.server.port = 0;
+    configure(&mut settings);
+    let pool = store.pool().clone();
+    let app = App::bind(settings, store).await.expect("bind a port");
+    let addr = app.local_addr().expect("bound address");
+    let shutdown = app.shutdown_token();
+    tokio::spawn(app.run());
+    TestApp {
+        addr,
+        pool,
+        database,
+        admin,
+        shutdown,
+    }
+}
+
+/// A WebSocket client of one table.
+pub struct Client {
+    ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+}
+
+impl Client {
+    /// Wraps an already-open WebSocket (its snapshot not yet read).
+    pub fn from_stream(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
+        Client { ws }
+    }
+
+    pub async fn send(&mut self, message: Value) {
+        self.send_text(&message.to_string()).await;
+    }
+
+    pub async fn send_text(&mut self, text: &str) {
+        self.ws.send(Message::text(text)).await.expect("send a frame");
+    }
+
+    pub async fn send_binary(&mut self, bytes: Vec<u8>) {
+        self.ws.send(Message::binary(bytes)).await.expect("send a frame");
+    }
+
+    /// The next JSON message from the server.
+    pub async fn recv(&mut self) -> Value {
+        loop {
+            let frame = tokio::time::timeout(RECV_TIMEOUT, self.ws.next())
+                .await
+                .expect("a message within the timeout")
+                .expect("the connection is open")
+                .expect("a frame");
+            match frame {
+                Message::Text(text) => return serde_json::from_str(text.as_str()).expect("the server sends JSON"),
+                Message::Close(frame) => panic!("the server closed the connection: {frame:?}"),
+                _ => continue,
+            }
+        }
+    }
+
+    /// The next message of type `kind`, skipping presence and spectator-count events.
+    /// Any other message before it fails the test.
+    pub async fn expect(&mut self, kind: &str) -> Value {
+        loop {
+            let message = self.recv().await;
+            if message["type"] == kind {
+                return message;
+            }
+            if message["type"] == "presence" || message["type"] == "spectators" {
+                continue;
+            }
+            panic!("expected a {kind} message, got {message}");
+        }
+    }
+
+    /// Reads until a message of type `kind` arrives, skipping everything before it.
+    pub async fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let message = self.recv().await;
+            if message["type"] == kind {
+                return message;
+            }
+        }
+    }
+
+    /// The next error, which must carry `code`.
+    pub async fn expect_error(&mut self, code: &str) -> Value {
+        let error = self.expect("error").await;
+        assert_eq!(error["code"], code, "{error}");
+        assert!(error["message"].as_str().is_some_and(|m| !m.is_empty()), "{error}");
+        error
+    }
+
+    /// Presents a fresh token (asks the server for one) and returns it.
+    pub async fn hello(&mut self) -> String {
+        self.send(json!({"type": "hello"})).await;
+        let welcome = self.expect("welcome").await;
+        welcome["token"].as_str().expect("a token").to_owned()
+    }
+
+    /// Sits in `seat` as `name` (after a hello) and waits for the `seated` event.
+    pub async fn sit(&mut self, seat: u8, name: &str) -> Value {
+        self.send(json!({"type": "sit", "seat": seat, "name": name})).await;
+        self.expect("seated").await
+    }
+
+    /// Sends `{"type":"ping"}` and waits for the pong: everything the server sent before
+    /// it has then been read, which proves a negative ("no event was broadcast").
+    pub async fn sync(&mut self) -> Vec<Value> {
+        self.send(json!({"type": "ping", "ref": "sync"})).await;
+        let mut before = Vec::new();
+        loop {
+            let message = self.recv().await;
+            if message["type"] == "pong" && message["ref"] == "sync" {
+                return before;
+            }
+            before.push(message);
+        }
+    }
+
+    pub async fn close(mut self) {
+        let _ = self.ws.close(None).await;
+    }
+}

@@ -528,3 +528,47 @@ async fn flooding_is_rate_limited_and_the_connection_goes_on() {
     assert_eq!(client.expect("pong").await["ref"], 0);
     assert_eq!(client.expect_error("rate_limited").await["ref"], Value::Null);
 }
+
+/// The exchange shown in docs/protocol.md section 6, message by message, with versions.
+#[tokio::test]
+async fn the_documented_exchange_is_exactly_what_the_server_sends() {
+    let app = spawn_app().await;
+    let table = app.gomoku_table(json!({"seating": "chosen"})).await;
+    let (ws, _) = tokio_tungstenite::connect_async(app.ws(&table)).await.expect("connect");
+    let mut anna = Client::from_stream(ws);
+    let mut next = async |client: &mut Client, kind: &str, version: u64| {
+        let message = client.recv().await;
+        assert_eq!(
+            (message["type"].as_str(), message["version"].as_u64()),
+            (Some(kind), Some(version)),
+            "{message}"
+        );
+        message
+    };
+    assert_eq!(next(&mut anna, "snapshot", 0).await["table"]["status"], "waiting");
+    assert_eq!(next(&mut anna, "spectators", 1).await["count"], 1);
+    anna.send(json!({"type": "hello"})).await;
+    assert_eq!(next(&mut anna, "welcome", 1).await["seats"], json!([]));
+    anna.send(json!({"type": "sit", "seat": 0, "name": "Anna"})).await;
+    assert_eq!(next(&mut anna, "seated", 2).await["name"], "Anna");
+    assert_eq!(next(&mut anna, "spectators", 3).await["count"], 0);
+    let mut bo = app.client(&table).await;
+    assert_eq!(next(&mut anna, "spectators", 4).await["count"], 1);
+    bo.hello().await;
+    bo.send(json!({"type": "sit", "seat": 1, "name": "Bo"})).await;
+    assert_eq!(next(&mut anna, "seated", 5).await["seat"], 1);
+    assert_eq!(next(&mut anna, "game_started", 6).await["to_move"], json!([0]));
+    assert_eq!(next(&mut anna, "spectators", 7).await["count"], 0);
+    anna.send(json!({"type": "move", "move": {"at": "h8"}, "ref": 1})).await;
+    let moved = next(&mut anna, "moved", 8).await;
+    assert_eq!(
+        (moved["move"].clone(), moved["to_move"].clone()),
+        (json!({"at": "H8"}), json!([1]))
+    );
+    anna.send(json!({"type": "move", "move": {"at": "H9"}, "ref": 2})).await;
+    let error = next(&mut anna, "error", 8).await;
+    assert_eq!(
+        (error["code"].clone(), error["ref"].clone()),
+        (json!("not_your_turn"), json!(2))
+    );
+}

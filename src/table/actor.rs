@@ -374,6 +374,10 @@ impl TableActor {
             None
         };
         self.seats = seats;
+        // `seated` says as much as a presence event: the player sat down over a connection.
+        if let Some(slot) = self.announced_presence.get_mut(usize::from(seat)) {
+            *slot = true;
+        }
         self.event(|version| ServerMsg::Seated { version, seat, name });
         if let Some(start) = start {
             self.begin_game(start);

@@ -536,7 +536,7 @@ async fn the_documented_exchange_is_exactly_what_the_server_sends() {
     let table = app.gomoku_table(json!({"seating": "chosen"})).await;
     let (ws, _) = tokio_tungstenite::connect_async(app.ws(&table)).await.expect("connect");
     let mut anna = Client::from_stream(ws);
-    let mut next = async |client: &mut Client, kind: &str, version: u64| {
+    let next = async |client: &mut Client, kind: &str, version: u64| {
         let message = client.recv().await;
         assert_eq!(
             (message["type"].as_str(), message["version"].as_u64()),

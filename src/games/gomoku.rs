@@ -1301,10 +1301,7 @@ mod tests {
         assert_eq!(json["to_move"], Value::Null);
         assert_eq!(json["last_move"], "H8");
         assert_eq!(json["board"][7], "...XXXXX.......");
-        assert_eq!(
-            serde_json::to_value(g.outcome().unwrap()).unwrap()["detail"],
-            json!({"lines": json["lines"]})
-        );
+        assert_eq!(g.outcome().unwrap().detail, json!({"lines": json["lines"]}));
     }
 
     #[test]

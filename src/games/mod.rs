@@ -118,8 +118,7 @@ impl EndReason {
 }
 
 /// How a finished game came out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum GameResult {
     /// These seats won (a whole team, for team games).
     Win {
@@ -131,12 +130,12 @@ pub enum GameResult {
 }
 
 /// A finished game's result, the rule that ended it, and any detail clients should show
-/// (for Gomoku: every completed line).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+/// (for Gomoku: every completed line). The protocol shows it as `protocol::ResultView`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Outcome {
     pub result: GameResult,
     pub reason: EndReason,
-    #[serde(skip_serializing_if = "Value::is_null")]
+    /// Game-specific detail for clients; `Value::Null` when there is none.
     pub detail: Value,
 }
 

@@ -180,6 +180,10 @@ impl TableActor {
                 let _ = reply.send(self.snapshot());
             }
             TableCmd::Client { conn, envelope } => {
+                // A connection dropped as too slow may still have messages in flight.
+                if !self.conns.contains_key(&conn) {
+                    return;
+                }
                 let Envelope { msg, reference } = envelope;
                 let outcome = self.client(conn, msg, reference.clone()).await;
                 if let Err(refusal) = outcome {

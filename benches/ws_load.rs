@@ -261,7 +261,10 @@ impl InProcessServer {
             running: None,
             stopped: false,
         };
-        match server.runtime.block_on(serve(&server.admin, &server.database, settings)) {
+        match server
+            .runtime
+            .block_on(serve(&server.admin, &server.database, settings))
+        {
             Ok(running) => {
                 server.running = Some(running);
                 Ok(server)
@@ -427,7 +430,8 @@ impl Client {
                 .map_err(|err| format!("reading a frame: {err}"))?;
             match frame {
                 Message::Text(text) => {
-                    return serde_json::from_str(text.as_str()).map_err(|err| format!("the server sent bad JSON: {err}"));
+                    return serde_json::from_str(text.as_str())
+                        .map_err(|err| format!("the server sent bad JSON: {err}"));
                 }
                 Message::Close(frame) => return Err(format!("the server closed the connection: {frame:?}")),
                 _ => continue,
@@ -488,7 +492,13 @@ fn fill_moves() -> Vec<String> {
         }
     }
     (0..MAX_MOVES)
-        .map(|ply| if ply % 2 == 0 { xs[ply / 2].clone() } else { os[ply / 2].clone() })
+        .map(|ply| {
+            if ply % 2 == 0 {
+                xs[ply / 2].clone()
+            } else {
+                os[ply / 2].clone()
+            }
+        })
         .collect()
 }
 

@@ -36,6 +36,9 @@ async fn start_game(app: &TestApp, settings: Value) -> Game {
         assert_eq!(started["seats"][0]["player"]["name"], "Xavier");
         assert_eq!(started["seats"][1]["player"]["name"], "Olga");
     }
+    // Each player is told the seats they start with; the spectator holds none.
+    assert_eq!(x.expect("welcome").await["seats"], json!([0]));
+    assert_eq!(o.expect("welcome").await["seats"], json!([1]));
     Game { x, o, spectator, table }
 }
 
@@ -273,6 +276,11 @@ async fn every_error_is_answered_and_changes_nothing() {
     x.send(json!({"type": "move", "move": {"at": "A1"}})).await;
     let illegal = x.expect_error("illegal_move").await;
     assert_eq!(illegal["rule"], "centre_opening");
+    let message = illegal["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(char::is_uppercase) && message.ends_with('.'),
+        "a sentence: {message}"
+    );
     x.send(json!({"type": "move", "move": {"at": "P8"}})).await;
     assert_eq!(x.expect_error("illegal_move").await["rule"], "off_board");
     x.send(json!({"type": "move", "seat": 1, "move": {"at": "H8"}})).await;
@@ -409,6 +417,9 @@ async fn seating_by_lot_gives_x_to_one_of_the_two_players() {
     bo.sit(1, "Bo").await;
     let started = anna.until("game_started").await;
     assert_eq!(bo.until("game_started").await, started);
+    // Each player learns their drawn seat from a welcome.
+    let anna_seat = anna.expect("welcome").await["seats"].clone();
+    let bo_seat = bo.expect("welcome").await["seats"].clone();
     let names: Vec<&str> = started["seats"]
         .as_array()
         .expect("seats")
@@ -416,6 +427,12 @@ async fn seating_by_lot_gives_x_to_one_of_the_two_players() {
         .map(|seat| seat["player"]["name"].as_str().expect("name"))
         .collect();
     assert!(names == ["Anna", "Bo"] || names == ["Bo", "Anna"], "{names:?}");
+    let (anna_expected, bo_expected) = if names[0] == "Anna" {
+        (json!([0]), json!([1]))
+    } else {
+        (json!([1]), json!([0]))
+    };
+    assert_eq!((anna_seat, bo_seat), (anna_expected, bo_expected));
     // Whoever drew X moves first; the other is refused.
     let (first, second) = if names[0] == "Anna" {
         (&mut anna, &mut bo)
@@ -558,6 +575,7 @@ async fn the_documented_exchange_is_exactly_what_the_server_sends() {
     bo.send(json!({"type": "sit", "seat": 1, "name": "Bo"})).await;
     assert_eq!(next(&mut anna, "seated", 5).await["seat"], 1);
     assert_eq!(next(&mut anna, "game_started", 6).await["to_move"], json!([0]));
+    assert_eq!(next(&mut anna, "welcome", 6).await["seats"], json!([0]));
     assert_eq!(next(&mut anna, "spectators", 7).await["count"], 0);
     anna.send(json!({"type": "move", "move": {"at": "h8"}, "ref": 1})).await;
     let moved = next(&mut anna, "moved", 8).await;

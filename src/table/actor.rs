@@ -249,18 +249,25 @@ impl TableActor {
 
     /// Binds `token` to the connection and sends it `welcome`.
     fn identify(&mut self, conn: ConnId, token: PlayerToken) {
-        let key = token.key();
+        if let Some(entry) = self.conns.get_mut(&conn) {
+            entry.key = Some(token.key());
+            entry.token = Some(token);
+        }
+        self.send_welcome(conn);
+        self.sync_presence();
+    }
+
+    /// Tells one identified connection its token and the seats that token holds.
+    fn send_welcome(&mut self, conn: ConnId) {
+        let Some(token) = self.conns.get(&conn).and_then(|c| c.token.clone()) else {
+            return;
+        };
         let welcome = ServerMsg::Welcome {
             version: self.version,
+            seats: self.seats.held_by(&token.key()),
             token: token.expose().to_owned(),
-            seats: self.seats.held_by(&key),
         };
-        if let Some(entry) = self.conns.get_mut(&conn) {
-            entry.token = Some(token);
-            entry.key = Some(key);
-        }
         self.send_to(conn, &welcome);
-        self.sync_presence();
     }
 
     /// The connection's player, issuing a new token first if it has none yet.
@@ -460,6 +467,16 @@ impl TableActor {
             state,
             to_move,
         });
+        // Seats may have been drawn by lot: tell each player's connections their seats.
+        let players: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, conn)| conn.token.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        for conn in players {
+            self.send_welcome(conn);
+        }
     }
 
     // ----- the game -----
@@ -489,7 +506,7 @@ impl TableActor {
             MoveError::Malformed(bad) => Refusal::new(ErrorCode::BadMove, format!("{bad}.")),
             MoveError::Illegal(illegal) => Refusal {
                 code: ErrorCode::IllegalMove,
-                message: illegal.message,
+                message: sentence(&illegal.message),
                 rule: Some(illegal.rule),
             },
         })?;
@@ -768,5 +785,30 @@ impl TableActor {
             }
         }
         self.sync_presence();
+    }
+}
+
+/// A rule's message as a sentence: capitalised, ending with a full stop.
+fn sentence(message: &str) -> String {
+    let mut chars = message.trim().chars();
+    let mut text: String = match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => return String::new(),
+    };
+    if !text.ends_with(['.', '!', '?']) {
+        text.push('.');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentence;
+
+    #[test]
+    fn rule_messages_become_sentences() {
+        assert_eq!(sentence("h8 is already taken"), "H8 is already taken.");
+        assert_eq!(sentence("Done."), "Done.");
+        assert_eq!(sentence(""), "");
     }
 }

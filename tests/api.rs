@@ -167,3 +167,22 @@ async fn the_table_page_is_served() {
     let page = response.text().await.expect("text");
     assert!(page.contains("<html") || page.contains("<!doctype html"), "{page}");
 }
+
+#[tokio::test]
+async fn links_follow_a_tls_proxy() {
+    let app = spawn_app().await;
+    let created: Value = reqwest::Client::new()
+        .post(app.http("/api/tables"))
+        .header("host", "play.example.org")
+        .header("x-forwarded-proto", "https")
+        .json(&json!({"game": "gomoku"}))
+        .send()
+        .await
+        .expect("POST")
+        .json()
+        .await
+        .expect("JSON");
+    let id = created["id"].as_str().expect("id");
+    assert_eq!(created["url"], format!("https://play.example.org/t/{id}"));
+    assert_eq!(created["websocket"], format!("wss://play.example.org/ws/tables/{id}"));
+}

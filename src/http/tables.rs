@@ -96,16 +96,25 @@ fn parse_body(body: &[u8]) -> Result<CreateTable, ApiError> {
         .map_err(|err| ApiError::bad_request("bad_request", format!("{err}."), Some("settings".into())))
 }
 
-/// The scheme and host of shareable links: configured, or from the request's Host header.
+/// The scheme and host of shareable links: configured, or from the request's `Host`
+/// header (and `X-Forwarded-Proto: https` from a TLS-terminating proxy).
 fn public_base(state: &AppState, headers: &HeaderMap) -> String {
     let configured = state.settings.server.public_url.trim_end_matches('/');
     if !configured.is_empty() {
         return configured.to_owned();
     }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|host| host.to_str().ok())
-        .filter(|host| !host.is_empty() && host.bytes().all(|b| b.is_ascii_graphic()))
-        .unwrap_or("localhost");
-    format!("http://{host}")
+    let header_text = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|value| value.to_str().ok())
+            .filter(|value| !value.is_empty() && value.bytes().all(|b| b.is_ascii_graphic()))
+    };
+    let host = header_text(header::HOST.as_str()).unwrap_or("localhost");
+    let scheme = match header_text(X_FORWARDED_PROTO) {
+        Some(proto) if proto.eq_ignore_ascii_case("https") => "https",
+        _ => "http",
+    };
+    format!("{scheme}://{host}")
 }
+
+const X_FORWARDED_PROTO: &str = "x-forwarded-proto";

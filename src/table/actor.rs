@@ -332,6 +332,16 @@ impl TableActor {
         Ok(name.to_owned())
     }
 
+    /// Seats change only before the game starts; `in_progress` explains the refusal
+    /// during a game.
+    fn seats_open(&self, in_progress: &str) -> Result<(), Refusal> {
+        match self.status() {
+            TableStatus::Waiting => Ok(()),
+            TableStatus::Playing => Err(Refusal::new(ErrorCode::GameInProgress, in_progress)),
+            TableStatus::Finished => Err(Refusal::new(ErrorCode::GameOver, "The game at this table is over.")),
+        }
+    }
+
     async fn sit(&mut self, conn: ConnId, seat: Seat, name: Option<String>) -> Result<(), Refusal> {
         if !self.seats.exists(seat) {
             return Err(Refusal::new(
@@ -339,16 +349,7 @@ impl TableActor {
                 format!("This table has seats 0 to {}.", self.seats.count().saturating_sub(1)),
             ));
         }
-        match self.status() {
-            TableStatus::Waiting => {}
-            TableStatus::Playing => {
-                return Err(Refusal::new(
-                    ErrorCode::GameInProgress,
-                    "The game has started; every seat is taken.",
-                ));
-            }
-            TableStatus::Finished => return Err(Refusal::new(ErrorCode::GameOver, "The game at this table is over.")),
-        }
+        self.seats_open("The game has started; every seat is taken.")?;
         let name = self.clean_name(name)?;
         if let Some(holder) = self.seats.holder(seat) {
             let mine = self.conns.get(&conn).and_then(|c| c.key) == Some(holder.key);
@@ -399,16 +400,7 @@ impl TableActor {
 
     async fn stand(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
         let seat = self.acting_seat(conn, seat)?;
-        match self.status() {
-            TableStatus::Waiting => {}
-            TableStatus::Playing => {
-                return Err(Refusal::new(
-                    ErrorCode::GameInProgress,
-                    "You cannot leave a seat during a game; resign instead.",
-                ));
-            }
-            TableStatus::Finished => return Err(Refusal::new(ErrorCode::GameOver, "The game at this table is over.")),
-        }
+        self.seats_open("You cannot leave a seat during a game; resign instead.")?;
         self.store.free_seat(&self.id, seat).await.map_err(Refusal::storage)?;
         self.seats.stand(seat);
         self.event(|version| ServerMsg::Stood { version, seat });

@@ -90,6 +90,16 @@ pub enum EndReason {
     FiveInARow,
     /// Gomoku: the board filled up with no line.
     BoardFull,
+    /// Lines of Action: the winner's pieces form a single group.
+    Connected,
+    /// Lines of Action: one move connected both players' groups (a draw by default).
+    BothConnected,
+    /// The same position occurred for the third time with the same player to move.
+    Repetition,
+    /// Krux: an opponent's piece went into the hole.
+    Hole,
+    /// A game's safety cap on its length (Krux: 300 turns) was reached.
+    MoveLimit,
     /// A player resigned.
     Resignation,
     /// The players agreed to a draw.
@@ -108,6 +118,11 @@ impl EndReason {
         match self {
             EndReason::FiveInARow => "five_in_a_row",
             EndReason::BoardFull => "board_full",
+            EndReason::Connected => "connected",
+            EndReason::BothConnected => "both_connected",
+            EndReason::Repetition => "repetition",
+            EndReason::Hole => "hole",
+            EndReason::MoveLimit => "move_limit",
             EndReason::Resignation => "resignation",
             EndReason::DrawAgreed => "draw_agreed",
             EndReason::Time => "time",

@@ -4,17 +4,21 @@
 //! - [`handle`]: the cloneable handle connections and routes use to reach it.
 //! - [`msg`]: the commands the actor accepts.
 //! - [`seats`]: who holds which seat.
+//! - [`clock`]: the game's clocks and lag compensation.
+//! - [`time_control`]: the time control a host chooses.
 //! - [`settings`]: table-level settings and the game's, validated.
 //! - [`identity`]: table ids and player tokens.
 //! - [`registry`]: the running tables by id.
 
 pub mod actor;
+pub mod clock;
 pub mod handle;
 pub mod identity;
 pub mod msg;
 pub mod registry;
 pub mod seats;
 pub mod settings;
+pub mod time_control;
 
 pub use handle::TableHandle;
 pub use registry::Tables;

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::games::{EndReason, Outcome, Seat};
+use crate::table::clock::ClockView;
 
 /// A message from a client, after [`parse_client_msg`] has checked its shape.
 #[derive(Debug, Clone, Deserialize)]
@@ -31,6 +32,8 @@ pub enum ClientMsg {
         seat: Option<Seat>,
         #[serde(rename = "move")]
         payload: Value,
+        /// The client's own measure of the player's thinking time, for lag compensation.
+        think_ms: Option<u64>,
     },
     Resign {
         seat: Option<Seat>,
@@ -250,6 +253,8 @@ pub struct TableSnapshot {
     /// The seat with a standing draw offer.
     pub draw_offer: Option<Seat>,
     pub result: Option<ResultView>,
+    /// The clocks, `null` for an untimed table or before the first game.
+    pub clocks: Option<ClockView>,
 }
 
 /// A message from the server. Every one carries the table's `version`: events raise it by
@@ -293,6 +298,7 @@ pub enum ServerMsg {
         seats: Vec<SeatView>,
         state: Value,
         to_move: Vec<Seat>,
+        clocks: Option<ClockView>,
     },
     Moved {
         version: u64,
@@ -302,6 +308,7 @@ pub enum ServerMsg {
         payload: Value,
         state: Value,
         to_move: Vec<Seat>,
+        clocks: Option<ClockView>,
     },
     DrawOffered {
         version: u64,
@@ -314,6 +321,7 @@ pub enum ServerMsg {
     GameOver {
         version: u64,
         result: ResultView,
+        clocks: Option<ClockView>,
     },
     Chat {
         version: u64,

@@ -54,7 +54,10 @@ async fn create_answers_201_with_a_shareable_link_and_stores_the_table() {
     assert_eq!(game, "gomoku");
     assert_eq!(
         settings,
-        json!({"variant": "exact5", "board_size": 19, "opening": "center", "seating": "random"})
+        json!({
+            "variant": "exact5", "board_size": 19, "opening": "center", "seating": "random",
+            "time_control": {"kind": "none"}
+        })
     );
 }
 
@@ -142,6 +145,16 @@ async fn bad_requests_are_400_and_name_the_field() {
             "{\"game\": \"gomoku\", \"settings\": {\"undo\": true}}",
             "bad_setting",
             Some("settings.undo"),
+        ),
+        (
+            r#"{"game": "gomoku", "settings": {"time_control": {"kind": "sudden_death", "base_seconds": 0}}}"#,
+            "bad_setting",
+            Some("settings.time_control.base_seconds"),
+        ),
+        (
+            r#"{"game": "gomoku", "settings": {"time_control": {"kind": "per_move", "seconds": -30}}}"#,
+            "bad_setting",
+            Some("settings.time_control.seconds"),
         ),
     ];
     for (body, code, field) in cases {

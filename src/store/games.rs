@@ -1,6 +1,7 @@
 //! Queries on games, their moves and their results.
 
 use serde_json::Value;
+use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::{Store, StoreError};
@@ -21,6 +22,10 @@ pub struct MoveRecord<'a> {
     pub ply: u32,
     pub seat: u8,
     pub payload: &'a Value,
+    /// Every seat's remaining time after the move, in milliseconds (timed games).
+    pub clocks_ms: Option<&'a [u64]>,
+    /// When the clock that now runs will run out (timed games in progress).
+    pub deadline: Option<OffsetDateTime>,
 }
 
 /// A finished game's result, to store with (or without) its last move.
@@ -39,6 +44,7 @@ impl Store {
         table_id: &str,
         number: u32,
         players: &[PlayerRecord],
+        deadline: Option<OffsetDateTime>,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
         sqlx::query("DELETE FROM seats WHERE table_id = $1")
@@ -54,10 +60,11 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
-        sqlx::query("INSERT INTO games (id, table_id, number) VALUES ($1, $2, $3)")
+        sqlx::query("INSERT INTO games (id, table_id, number, deadline) VALUES ($1, $2, $3, $4)")
             .bind(game_id)
             .bind(table_id)
             .bind(count(number))
+            .bind(deadline)
             .execute(&mut *tx)
             .await?;
         for player in players {
@@ -82,11 +89,20 @@ impl Store {
         result: Option<ResultRecord<'_>>,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
-        sqlx::query("INSERT INTO moves (game_id, ply, seat, payload) VALUES ($1, $2, $3, $4)")
+        let clocks: Option<Vec<i64>> = mv
+            .clocks_ms
+            .map(|clocks| clocks.iter().map(|ms| i64::try_from(*ms).unwrap_or(i64::MAX)).collect());
+        sqlx::query("INSERT INTO moves (game_id, ply, seat, payload, clocks_ms) VALUES ($1, $2, $3, $4, $5)")
             .bind(game_id)
             .bind(count(mv.ply))
             .bind(i16::from(mv.seat))
             .bind(mv.payload)
+            .bind(clocks)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("UPDATE games SET deadline = $2 WHERE id = $1")
+            .bind(game_id)
+            .bind(mv.deadline)
             .execute(&mut *tx)
             .await?;
         if let Some(result) = result {
@@ -124,7 +140,7 @@ async fn insert_result(tx: &mut sqlx::PgConnection, game_id: Uuid, result: Resul
     .bind(count(result.move_count))
     .execute(&mut *tx)
     .await?;
-    sqlx::query("UPDATE games SET status = 'finished', ended_at = now() WHERE id = $1")
+    sqlx::query("UPDATE games SET status = 'finished', ended_at = now(), deadline = NULL WHERE id = $1")
         .bind(game_id)
         .execute(&mut *tx)
         .await?;

@@ -8,12 +8,16 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
 use serde_json::Value;
+use time::OffsetDateTime;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use uuid::Uuid;
 
+use super::clock::Clocks;
 use super::handle::TableHandle;
 use super::identity::{PlayerKey, PlayerToken};
 use super::msg::{ConnId, Frame, TableCmd};
@@ -28,6 +32,9 @@ use crate::store::{Store, StoreError};
 
 /// How many commands may wait for a table before senders wait too.
 const COMMAND_QUEUE: usize = 64;
+
+/// After a flag fell but its result could not be stored, wait this long before retrying.
+const FLAG_RETRY: Duration = Duration::from_secs(1);
 
 /// Limits the table enforces on what players type.
 #[derive(Debug, Clone, Copy)]
@@ -80,6 +87,8 @@ struct CurrentGame {
     game: AnyGame,
     moves: Vec<MoveView>,
     draw_offer: Option<Seat>,
+    /// `None` for an untimed table.
+    clocks: Option<Clocks>,
 }
 
 /// A game whose start is stored but not yet applied in memory.
@@ -88,6 +97,7 @@ struct PendingStart {
     id: Uuid,
     number: u32,
     seats: Seats,
+    clocks: Option<Clocks>,
 }
 
 /// The state of one table; see the module doc.
@@ -107,6 +117,9 @@ pub struct TableActor {
     current: Option<CurrentGame>,
     /// The starting position shown before the first game starts.
     preview: AnyGame,
+    /// Not before this instant may a fallen flag be handled again (its result could not
+    /// be stored on the last attempt).
+    flag_retry_at: Option<Instant>,
 }
 
 impl TableActor {
@@ -136,6 +149,7 @@ impl TableActor {
             announced_spectators: 0,
             conns: HashMap::new(),
             current: None,
+            flag_retry_at: None,
         };
         tracker.spawn(actor.run(inbox, shutdown));
         TableHandle::new(id, commands, shared_version)
@@ -143,8 +157,12 @@ impl TableActor {
 
     async fn run(mut self, mut inbox: mpsc::Receiver<TableCmd>, shutdown: CancellationToken) {
         loop {
+            let flag_at = self.flag_at();
             tokio::select! {
+                biased;
                 _ = shutdown.cancelled() => break,
+                // The table's own timer: a flag falls whether or not anyone is connected.
+                _ = sleep_until(flag_at) => self.settle_time().await,
                 cmd = inbox.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
@@ -155,6 +173,8 @@ impl TableActor {
     }
 
     async fn handle(&mut self, cmd: TableCmd) {
+        // A flag that fell is settled before anything else is looked at.
+        self.settle_time().await;
         match cmd {
             TableCmd::Join { conn, outbox } => {
                 self.conns.insert(
@@ -213,7 +233,14 @@ impl TableActor {
             }
             ClientMsg::Sit { seat, name } => self.sit(conn, seat, name).await,
             ClientMsg::Stand { seat } => self.stand(conn, seat).await,
-            ClientMsg::Move { seat, payload } => self.play(conn, seat, &payload).await,
+            ClientMsg::Move {
+                seat,
+                payload,
+                think_ms,
+            } => {
+                self.play(conn, seat, &payload, think_ms.map(Duration::from_millis))
+                    .await
+            }
             ClientMsg::Resign { seat } => self.resign(conn, seat).await,
             ClientMsg::OfferDraw { seat } => self.offer_draw(conn, seat).await,
             ClientMsg::AcceptDraw { seat } => self.accept_draw(conn, seat).await,
@@ -428,23 +455,41 @@ impl TableActor {
             .collect();
         let id = Uuid::new_v4();
         let number = self.current.as_ref().map_or(1, |current| current.number + 1);
-        self.store.start_game(id, &self.id, number, &players).await?;
-        Ok(PendingStart { id, number, seats })
+        let now = Instant::now();
+        let clocks = Clocks::new(self.settings.time_control, seats.count()).map(|mut clocks| {
+            clocks.start(self.preview.active_seats(), now);
+            clocks
+        });
+        let deadline = clocks.as_ref().and_then(|clocks| wall_deadline(clocks, now));
+        self.store.start_game(id, &self.id, number, &players, deadline).await?;
+        Ok(PendingStart {
+            id,
+            number,
+            seats,
+            clocks,
+        })
     }
 
     /// Starts the stored game in memory and announces it with its seating.
     fn begin_game(&mut self, start: PendingStart) {
-        let PendingStart { id, number, seats } = start;
+        let PendingStart {
+            id,
+            number,
+            seats,
+            clocks,
+        } = start;
         self.seats = seats;
         let game = self.settings.game.new_game();
         let state = game.view();
         let to_move: Vec<Seat> = game.active_seats().iter().collect();
+        let clock_view = clocks.as_ref().map(|clocks| clocks.view(Instant::now()));
         self.current = Some(CurrentGame {
             id,
             number,
             game,
             moves: Vec::new(),
             draw_offer: None,
+            clocks,
         });
         // Seats may have been redrawn; `game_started` carries each seat's presence.
         let seat_views = self.seat_views();
@@ -458,6 +503,7 @@ impl TableActor {
             seats: seat_views,
             state,
             to_move,
+            clocks: clock_view,
         });
         // Seats may have been drawn by lot: tell each player's connections their seats.
         let players: Vec<ConnId> = self
@@ -487,14 +533,20 @@ impl TableActor {
         }
     }
 
-    async fn play(&mut self, conn: ConnId, seat: Option<Seat>, payload: &Value) -> Result<(), Refusal> {
+    async fn play(
+        &mut self,
+        conn: ConnId,
+        seat: Option<Seat>,
+        payload: &Value,
+        think: Option<Duration>,
+    ) -> Result<(), Refusal> {
         let seat = self.acting_seat(conn, seat)?;
         let current = self.playing()?;
         if !current.game.active_seats().contains(seat) {
             return Err(Refusal::new(ErrorCode::NotYourTurn, "It is not your turn."));
         }
         let mut next = current.game.clone();
-        let (_, normalised) = next.play_json(seat, payload).map_err(|err| match err {
+        let (played, normalised) = next.play_json(seat, payload).map_err(|err| match err {
             MoveError::Malformed(bad) => Refusal::new(ErrorCode::BadMove, format!("{bad}.")),
             MoveError::Illegal(illegal) => Refusal {
                 code: ErrorCode::IllegalMove,
@@ -503,10 +555,21 @@ impl TableActor {
             },
         })?;
         let ply = u32::try_from(current.moves.len() + 1).unwrap_or(u32::MAX);
+        let now = Instant::now();
+        let mut clocks = current.clocks.clone();
+        if let Some(clocks) = clocks.as_mut() {
+            clocks.moved(seat, played.turn_over, think, next.active_seats(), now);
+            if next.outcome().is_some() {
+                clocks.stop_all(now);
+            }
+        }
+        let clocks_ms = clocks.as_ref().map(|clocks| clocks.remaining_ms(now));
         let record = MoveRecord {
             ply,
             seat,
             payload: &normalised,
+            clocks_ms: clocks_ms.as_deref(),
+            deadline: clocks.as_ref().and_then(|clocks| wall_deadline(clocks, now)),
         };
         let result = next.outcome().map(|outcome| ResultRecord {
             outcome,
@@ -524,8 +587,10 @@ impl TableActor {
         let state = next.view();
         let to_move: Vec<Seat> = next.active_seats().iter().collect();
         let finished = next.outcome().map(ResultView::from);
+        let clock_view = clocks.as_ref().map(|clocks| clocks.view(now));
         if let Some(current) = self.current.as_mut() {
             current.game = next;
+            current.clocks = clocks;
             current.moves.push(MoveView {
                 ply,
                 seat,
@@ -542,16 +607,26 @@ impl TableActor {
             payload: normalised,
             state,
             to_move,
+            clocks: clock_view.clone(),
         });
         if let Some(result) = finished {
-            self.event(|version| ServerMsg::GameOver { version, result });
+            self.event(|version| ServerMsg::GameOver {
+                version,
+                result,
+                clocks: clock_view,
+            });
         }
         Ok(())
     }
 
-    /// Ends the game in progress with `outcome`: stored first, then announced.
+    /// Ends the game in progress with `outcome`: clocks stopped, stored first, then announced.
     async fn end_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
         let current = self.playing()?;
+        let now = Instant::now();
+        let mut clocks = current.clocks.clone();
+        if let Some(clocks) = clocks.as_mut() {
+            clocks.stop_all(now);
+        }
         let move_count = u32::try_from(current.moves.len()).unwrap_or(u32::MAX);
         let record = ResultRecord {
             outcome: &outcome,
@@ -562,12 +637,44 @@ impl TableActor {
             .await
             .map_err(Refusal::storage)?;
         let result = ResultView::from(&outcome);
+        let clock_view = clocks.as_ref().map(|clocks| clocks.view(now));
         if let Some(current) = self.current.as_mut() {
             current.game.finish(outcome);
             current.draw_offer = None;
+            current.clocks = clocks;
         }
-        self.event(|version| ServerMsg::GameOver { version, result });
+        self.event(|version| ServerMsg::GameOver {
+            version,
+            result,
+            clocks: clock_view,
+        });
         Ok(())
+    }
+
+    /// When the table's timer should next wake: the next flag of the game in progress.
+    fn flag_at(&self) -> Option<Instant> {
+        let current = self.playing().ok()?;
+        let flag = current.clocks.as_ref()?.next_flag()?;
+        Some(self.flag_retry_at.map_or(flag, |retry| retry.max(flag)))
+    }
+
+    /// If a clock has run out, the game ends: the seat's team loses on time.
+    async fn settle_time(&mut self) {
+        let now = Instant::now();
+        let flagged = self
+            .playing()
+            .ok()
+            .and_then(|current| current.clocks.as_ref())
+            .and_then(|clocks| clocks.flagged(now));
+        let Some(seat) = flagged else { return };
+        let outcome = Outcome::win(self.opponents_of(seat), EndReason::Time);
+        match self.end_game(outcome).await {
+            Ok(()) => self.flag_retry_at = None,
+            Err(refusal) => {
+                tracing::error!(table = %self.id, seat, message = %refusal.message, "a flag fell but could not be stored");
+                self.flag_retry_at = Some(now + FLAG_RETRY);
+            }
+        }
     }
 
     /// Every seat not on `seat`'s team.
@@ -712,6 +819,11 @@ impl TableActor {
             },
             draw_offer: self.current.as_ref().and_then(|current| current.draw_offer),
             result: game.outcome().map(ResultView::from),
+            clocks: self
+                .current
+                .as_ref()
+                .and_then(|current| current.clocks.as_ref())
+                .map(|clocks| clocks.view(Instant::now())),
         }
     }
 
@@ -778,6 +890,22 @@ impl TableActor {
         }
         self.sync_presence();
     }
+}
+
+/// Sleeps until `at`, or forever when there is nothing to wait for.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The wall-clock instant the next flag falls, for the database (correspondence
+/// deadlines must survive restarts).
+fn wall_deadline(clocks: &Clocks, now: Instant) -> Option<OffsetDateTime> {
+    clocks
+        .next_flag()
+        .map(|at| OffsetDateTime::now_utc() + at.saturating_duration_since(now))
 }
 
 /// A rule's message as a sentence: capitalised, ending with a full stop.

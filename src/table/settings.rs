@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use super::time_control::TimeControl;
 use crate::games::{AnySettings, GameKind, SettingError, SettingsReader, settings_map};
 
 /// How players end up in the seats (and so who moves first).
@@ -27,6 +28,7 @@ impl Seating {
 #[derive(Debug, Clone)]
 pub struct TableSettings {
     pub seating: Seating,
+    pub time_control: TimeControl,
     pub game: AnySettings,
 }
 
@@ -45,9 +47,14 @@ impl TableSettings {
             "chosen" => Seating::Chosen,
             _ => Seating::Random,
         };
+        let time_control = TimeControl::read(reader.take("time_control")?)?;
         let game = AnySettings::read(kind, &mut reader)?;
         reader.finish()?;
-        Ok(TableSettings { seating, game })
+        Ok(TableSettings {
+            seating,
+            time_control,
+            game,
+        })
     }
 
     pub fn kind(&self) -> GameKind {
@@ -61,6 +68,7 @@ impl TableSettings {
             _ => Map::new(),
         };
         map.insert("seating".into(), Value::from(self.seating.as_str()));
+        map.insert("time_control".into(), self.time_control.to_json());
         Value::Object(map)
     }
 }
@@ -75,13 +83,20 @@ mod tests {
         let settings = TableSettings::read("gomoku", None).unwrap();
         assert_eq!(
             settings.to_json(),
-            json!({"seating": "random", "variant": "free", "board_size": 15, "opening": "center"})
+            json!({
+                "seating": "random", "time_control": {"kind": "none"},
+                "variant": "free", "board_size": 15, "opening": "center"
+            })
         );
     }
 
     #[test]
     fn stored_settings_read_back_the_same() {
-        let settings = TableSettings::read("gomoku", Some(json!({"board_size": 19, "seating": "chosen"}))).unwrap();
+        let settings = TableSettings::read(
+            "gomoku",
+            Some(json!({"board_size": 19, "seating": "chosen", "time_control": {"kind": "fischer", "base_seconds": 300, "increment_seconds": 3}})),
+        )
+        .unwrap();
         let again = TableSettings::read("gomoku", Some(settings.to_json())).unwrap();
         assert_eq!(again.to_json(), settings.to_json());
     }
@@ -94,5 +109,9 @@ mod tests {
         assert_eq!(field("gomoku", json!({"seating": "host"})), "settings.seating");
         assert_eq!(field("gomoku", json!({"speed": 3})), "settings.speed");
         assert_eq!(field("gomoku", json!([1])), "settings");
+        assert_eq!(
+            field("gomoku", json!({"time_control": {"kind": "per_move", "seconds": -1}})),
+            "settings.time_control.seconds"
+        );
     }
 }

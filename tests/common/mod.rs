@@ -57,13 +57,60 @@ fn test_cluster_dir() -> PathBuf {
         .unwrap_or_else(|| std::env::temp_dir().join("spelbord-test-postgres"))
 }
 
+/// A fresh, empty database of a test's own, dropped when this is dropped.
+pub struct TestDb {
+    /// Connection options for the database.
+    pub options: PgConnectOptions,
+    name: String,
+    admin: PgConnectOptions,
+}
+
+impl TestDb {
+    pub async fn create() -> TestDb {
+        let admin = admin_options().await;
+        let name = format!("spelbord_test_{}", uuid::Uuid::new_v4().simple());
+        let mut conn = admin.connect().await.expect("connect to the test server");
+        sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{name}\"")))
+            .execute(&mut conn)
+            .await
+            .expect("create the test database");
+        conn.close().await.ok();
+        TestDb {
+            options: admin.clone().database(&name),
+            name,
+            admin,
+        }
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let admin = self.admin.clone();
+        let name = std::mem::take(&mut self.name);
+        // Dropping is synchronous; drop the database from a thread with its own runtime.
+        let dropped = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .ok()?;
+            runtime.block_on(async move {
+                let mut conn = admin.connect().await.ok()?;
+                let sql = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+                sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut conn).await.ok()?;
+                conn.close().await.ok()
+            })
+        });
+        let _ = dropped.join();
+    }
+}
+
 /// A running server with a database of its own.
 pub struct TestApp {
     pub addr: SocketAddr,
     pub pool: PgPool,
-    database: String,
-    admin: PgConnectOptions,
     shutdown: CancellationToken,
+    // Dropped after the server is told to stop: the database outlives its users.
+    _database: TestDb,
 }
 
 impl TestApp {
@@ -116,22 +163,6 @@ impl TestApp {
 impl Drop for TestApp {
     fn drop(&mut self) {
         self.shutdown.cancel();
-        let admin = self.admin.clone();
-        let database = std::mem::take(&mut self.database);
-        // Dropping is synchronous; drop the database from a thread with its own runtime.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .ok()?;
-            runtime.block_on(async move {
-                let mut conn = admin.connect().await.ok()?;
-                let sql = format!("DROP DATABASE IF EXISTS \"{database}\" WITH (FORCE)");
-                sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut conn).await.ok()?;
-                conn.close().await.ok()
-            })
-        });
-        let _ = dropped.join();
     }
 }
 
@@ -142,15 +173,8 @@ pub async fn spawn_app() -> TestApp {
 
 /// Like [`spawn_app`], with a chance to change the settings first.
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
-    let admin = admin_options().await;
-    let database = format!("spelbord_test_{}", uuid::Uuid::new_v4().simple());
-    let mut conn = admin.connect().await.expect("connect to the test server");
-    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{database}\"")))
-        .execute(&mut conn)
-        .await
-        .expect("create the test database");
-    conn.close().await.ok();
-    let store = Store::connect(admin.clone().database(&database), 5)
+    let database = TestDb::create().await;
+    let store = Store::connect(database.options.clone(), 5)
         .await
         .expect("connect and migrate the test database");
     let mut settings = Settings::defaults().expect("default settings");
@@ -165,9 +189,8 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
     TestApp {
         addr,
         pool,
-        database,
-        admin,
         shutdown,
+        _database: database,
     }
 }
 

@@ -1,0 +1,272 @@
+//! Server clocks at a real table actor with a real database, under tokio's paused time:
+//! flags fall exactly when time runs out, by the table's own timer, with nobody needing to
+//! send anything.
+//!
+//! The players here talk to the table through its handle (the same commands a WebSocket
+//! connection sends), not through sockets: with paused time, the runtime jumps to the next
+//! timer whenever it waits on I/O, so nothing may wait on a socket while a clock runs. For
+//! the same reason the database pool keeps its connections open and idle, so that taking
+//! one never waits (see `paused_store`).
+
+mod common;
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use spelbord::protocol::parse_client_msg;
+use spelbord::store::Store;
+use spelbord::table::actor::TextLimits;
+use spelbord::table::msg::Frame;
+use spelbord::table::{TableHandle, TableSettings, Tables};
+use tokio::sync::mpsc;
+use tokio::time::advance;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+const MS: Duration = Duration::from_millis(1);
+
+/// One player (or spectator) attached to the table like a connection.
+struct Seat {
+    conn: u64,
+    table: TableHandle,
+    frames: mpsc::Receiver<Frame>,
+}
+
+impl Seat {
+    async fn join(table: &TableHandle, conn: u64) -> Seat {
+        let (outbox, frames) = mpsc::channel(1024);
+        table.join(conn, outbox).await.expect("table runs");
+        let mut seat = Seat {
+            conn,
+            table: table.clone(),
+            frames,
+        };
+        assert_eq!(seat.recv().await["type"], "snapshot");
+        seat
+    }
+
+    async fn send(&self, message: Value) {
+        let envelope = parse_client_msg(&message.to_string()).expect("a valid message");
+        self.table.client(self.conn, envelope).await.expect("table runs");
+    }
+
+    async fn recv(&mut self) -> Value {
+        let frame = self.frames.recv().await.expect("the table keeps the connection");
+        serde_json::from_str(frame.as_str()).expect("JSON")
+    }
+
+    /// Reads until a message of type `kind`.
+    async fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let message = self.recv().await;
+            if message["type"] == kind {
+                return message;
+            }
+        }
+    }
+
+    /// Plays `at` and returns the `moved` event of that move.
+    async fn play(&mut self, at: &str) -> Value {
+        self.send(json!({"type": "move", "move": {"at": at}})).await;
+        self.moved(at).await
+    }
+
+    /// Reads until the `moved` event of the move at `at`.
+    async fn moved(&mut self, at: &str) -> Value {
+        loop {
+            let moved = self.until("moved").await;
+            if moved["move"]["at"] == at {
+                return moved;
+            }
+        }
+    }
+
+    async fn leave(self) {
+        self.table.leave(self.conn).await.expect("table runs");
+    }
+}
+
+struct Timed {
+    pool: sqlx::PgPool,
+    table: TableHandle,
+    x: Seat,
+    o: Seat,
+    _database: common::TestDb,
+}
+
+/// A migrated store whose connections are opened now and kept, so that no query waits
+/// for a connection (and so for a timer) while time is paused. (No server runs here: its
+/// pool's housekeeping timers would make paused time jump.)
+async fn paused_store(database: &common::TestDb) -> Store {
+    let options = database.options.clone();
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(4)
+        .min_connections(0)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .test_before_acquire(false)
+        .connect_with(options)
+        .await
+        .expect("connect");
+    let mut open = Vec::new();
+    for _ in 0..4 {
+        open.push(pool.acquire().await.expect("a connection"));
+    }
+    drop(open);
+    let store = Store::new(pool);
+    store.migrate().await.expect("migrations");
+    store
+}
+
+/// A Gomoku table with `time_control` whose game has just started, X to move, with time
+/// paused from before the start.
+async fn timed_table(time_control: Value) -> Timed {
+    let database = common::TestDb::create().await;
+    let store = paused_store(&database).await;
+    let pool = store.pool().clone();
+    tokio::time::pause();
+    let tables = Tables::new(
+        store,
+        TextLimits {
+            name_max_chars: 24,
+            chat_max_chars: 500,
+        },
+        CancellationToken::new(),
+        TaskTracker::new(),
+    );
+    let settings = TableSettings::read(
+        "gomoku",
+        Some(json!({"seating": "chosen", "opening": "free", "time_control": time_control})),
+    )
+    .expect("valid settings");
+    let table = tables.create(settings).await.expect("table created");
+    let mut x = Seat::join(&table, 1).await;
+    let mut o = Seat::join(&table, 2).await;
+    x.send(json!({"type": "sit", "seat": 0, "name": "X"})).await;
+    x.until("seated").await;
+    o.send(json!({"type": "sit", "seat": 1, "name": "O"})).await;
+    let started = o.until("game_started").await;
+    assert_eq!(started["clocks"]["running"], json!([0]));
+    x.until("game_started").await;
+    Timed {
+        pool,
+        table,
+        x,
+        o,
+        _database: database,
+    }
+}
+
+async fn status(table: &TableHandle) -> (String, Value) {
+    let snapshot = table.snapshot().await.expect("snapshot");
+    let json = serde_json::to_value(&snapshot).expect("JSON");
+    (
+        json["status"].as_str().unwrap_or_default().to_owned(),
+        json["clocks"].clone(),
+    )
+}
+
+#[tokio::test]
+async fn the_flag_falls_exactly_at_zero_and_not_a_millisecond_before() {
+    let mut t = timed_table(json!({"kind": "sudden_death", "base_seconds": 60})).await;
+    advance(Duration::from_secs(60) - MS).await;
+    let (state, clocks) = status(&t.table).await;
+    assert_eq!(state, "playing");
+    assert_eq!(clocks["remaining_ms"], json!([1, 60_000]));
+    advance(MS).await;
+    let over = t.o.until("game_over").await;
+    assert_eq!(over["result"]["reason"], "time");
+    assert_eq!(over["result"]["winners"], json!([1]));
+    assert_eq!(over["clocks"]["remaining_ms"], json!([0, 60_000]));
+    assert_eq!(over["clocks"]["running"], json!([]));
+    assert_eq!(t.x.until("game_over").await, over);
+    let (reason, winners): (String, Vec<i16>) = sqlx::query_as("SELECT reason, winners FROM results")
+        .fetch_one(&t.pool)
+        .await
+        .expect("the result is stored");
+    assert_eq!((reason.as_str(), winners), ("time", vec![1]));
+}
+
+#[tokio::test]
+async fn the_flag_falls_at_a_table_nobody_is_connected_to() {
+    let t = timed_table(json!({"kind": "per_move", "seconds": 30})).await;
+    t.x.leave().await;
+    t.o.leave().await;
+    advance(Duration::from_secs(30)).await;
+    // Give the actor its turn to store the result, then look.
+    let (state, _) = status(&t.table).await;
+    assert_eq!(state, "finished");
+    let (reason, winners): (String, Vec<i16>) = sqlx::query_as("SELECT reason, winners FROM results")
+        .fetch_one(&t.pool)
+        .await
+        .expect("the result is stored");
+    assert_eq!((reason.as_str(), winners), ("time", vec![1]));
+}
+
+#[tokio::test]
+async fn a_move_at_the_instant_of_the_flag_is_too_late() {
+    let mut t = timed_table(json!({"kind": "sudden_death", "base_seconds": 10})).await;
+    // Advance without letting the table's timer run first: the move arrives at zero.
+    tokio::time::advance(Duration::from_secs(10)).await;
+    t.x.send(json!({"type": "move", "move": {"at": "H8"}, "ref": 1})).await;
+    let over = t.x.until("game_over").await;
+    assert_eq!(over["result"]["reason"], "time");
+    let error = t.x.until("error").await;
+    assert_eq!(
+        (error["code"].clone(), error["ref"].clone()),
+        (json!("game_over"), json!(1))
+    );
+}
+
+#[tokio::test]
+async fn fischer_increment_is_added_and_clocks_travel_with_moves_into_postgres() {
+    let mut t = timed_table(json!({"kind": "fischer", "base_seconds": 60, "increment_seconds": 2})).await;
+    advance(Duration::from_secs(5)).await;
+    let moved = t.x.play("H8").await;
+    assert_eq!(moved["clocks"]["remaining_ms"], json!([57_000, 60_000]));
+    assert_eq!(moved["clocks"]["running"], json!([1]));
+    advance(Duration::from_secs(3)).await;
+    t.o.play("A1").await;
+    let moved = t.x.moved("A1").await;
+    assert_eq!(moved["clocks"]["remaining_ms"], json!([57_000, 59_000]));
+    let stored: Vec<Vec<i64>> = sqlx::query_scalar("SELECT clocks_ms FROM moves ORDER BY ply")
+        .fetch_all(&t.pool)
+        .await
+        .expect("moves");
+    assert_eq!(stored, vec![vec![57_000, 60_000], vec![57_000, 59_000]]);
+}
+
+#[tokio::test]
+async fn per_move_clock_resets_every_turn() {
+    let mut t = timed_table(json!({"kind": "per_move", "seconds": 20})).await;
+    advance(Duration::from_secs(19)).await;
+    t.x.play("H8").await;
+    advance(Duration::from_secs(19)).await;
+    t.o.play("A1").await;
+    // X has a fresh 20 s, not the 1 s left from the first turn.
+    advance(Duration::from_secs(20) - MS).await;
+    assert_eq!(status(&t.table).await.0, "playing");
+    advance(MS).await;
+    let over = t.x.until("game_over").await;
+    assert_eq!(
+        (over["result"]["reason"].clone(), over["result"]["winners"].clone()),
+        (json!("time"), json!([1]))
+    );
+}
+
+#[tokio::test]
+async fn reported_think_time_earns_lag_credit_up_to_the_quota() {
+    let mut t = timed_table(json!({"kind": "sudden_death", "base_seconds": 60})).await;
+    advance(Duration::from_secs(3)).await;
+    // The client says the player thought 2.9 s of the 3 s measured: 100 ms of lag, credited.
+    t.x.send(json!({"type": "move", "move": {"at": "H8"}, "think_ms": 2_900}))
+        .await;
+    let moved = t.x.moved("H8").await;
+    assert_eq!(moved["clocks"]["remaining_ms"], json!([57_100, 60_000]));
+    advance(Duration::from_secs(1)).await;
+    // O claims 5 s of lag: only the quota (500 ms) is given back.
+    t.o.send(json!({"type": "move", "move": {"at": "A1"}, "think_ms": 0}))
+        .await;
+    let moved = t.o.moved("A1").await;
+    assert_eq!(moved["clocks"]["remaining_ms"], json!([57_100, 59_500]));
+}

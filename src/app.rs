@@ -42,6 +42,11 @@ impl App {
             chat_max_chars: settings.limits.chat_max_chars,
         };
         let tables = Tables::new(store.clone(), limits, shutdown.clone(), tracker.clone());
+        match tables.restore_in_play().await {
+            Ok(0) => {}
+            Ok(count) => tracing::info!(count, "rebuilt the tables whose games are in play"),
+            Err(err) => tracing::error!(error = %err, "could not look for tables to rebuild"),
+        }
         let state = AppState {
             settings: Arc::new(settings),
             store,

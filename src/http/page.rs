@@ -17,7 +17,7 @@ pub async fn home() -> Html<&'static str> {
 
 /// `GET /t/{id}`: the table's page; the page itself connects to the table's WebSocket.
 pub async fn table_page(State(state): State<AppState>, Path(id): Path<String>) -> Response {
-    if state.tables.get(&id).is_none() {
+    if state.tables.get(&id).await.is_none() {
         return (StatusCode::NOT_FOUND, Html("<!doctype html><title>No such table</title><p>There is no such table. <a href=\"/\">Create one</a>.</p>")).into_response();
     }
     Html(TABLE).into_response()

@@ -56,7 +56,11 @@ pub async fn create(State(state): State<AppState>, headers: HeaderMap, body: Byt
 }
 
 pub async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<TableSnapshot>, ApiError> {
-    let table = state.tables.get(&id).ok_or_else(|| ApiError::table_not_found(&id))?;
+    let table = state
+        .tables
+        .get(&id)
+        .await
+        .ok_or_else(|| ApiError::table_not_found(&id))?;
     let snapshot = table
         .snapshot()
         .await

@@ -5,6 +5,10 @@
 //! in memory and tell everyone. A change the store refuses is answered with
 //! `storage_unavailable` and leaves the table as it was.
 
+mod restore;
+
+pub use restore::{CORRESPONDENCE_RESTART_GRACE, RestoreError};
+
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,6 +19,7 @@ use time::OffsetDateTime;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use super::clock::Clocks;
@@ -123,19 +128,10 @@ pub struct TableActor {
 }
 
 impl TableActor {
-    /// Starts the actor of a table that was just stored, and returns its handle.
-    pub fn spawn(
-        id: &str,
-        settings: TableSettings,
-        store: Store,
-        limits: TextLimits,
-        shutdown: CancellationToken,
-        tracker: &tokio_util::task::TaskTracker,
-    ) -> TableHandle {
-        let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
-        let shared_version = Arc::new(AtomicU64::new(0));
+    /// A table with free seats and no game yet.
+    fn new(id: &str, settings: TableSettings, store: Store, limits: TextLimits) -> TableActor {
         let seat_count = settings.game.seat_count();
-        let actor = TableActor {
+        TableActor {
             id: id.to_owned(),
             settings_json: settings.to_json(),
             preview: settings.game.new_game(),
@@ -143,16 +139,34 @@ impl TableActor {
             store,
             limits,
             version: 0,
-            shared_version: shared_version.clone(),
+            shared_version: Arc::new(AtomicU64::new(0)),
             seats: Seats::new(seat_count),
             announced_presence: vec![false; seat_count],
             announced_spectators: 0,
             conns: HashMap::new(),
             current: None,
             flag_retry_at: None,
-        };
-        tracker.spawn(actor.run(inbox, shutdown));
-        TableHandle::new(id, commands, shared_version)
+        }
+    }
+
+    /// Starts the actor of a table that was just stored, and returns its handle.
+    pub fn spawn(
+        id: &str,
+        settings: TableSettings,
+        store: Store,
+        limits: TextLimits,
+        shutdown: CancellationToken,
+        tracker: &TaskTracker,
+    ) -> TableHandle {
+        TableActor::new(id, settings, store, limits).start(shutdown, tracker)
+    }
+
+    /// Runs the actor as a task of `tracker` and returns its handle.
+    fn start(self, shutdown: CancellationToken, tracker: &TaskTracker) -> TableHandle {
+        let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
+        let handle = TableHandle::new(&self.id, commands, self.shared_version.clone());
+        tracker.spawn(self.run(inbox, shutdown));
+        handle
     }
 
     async fn run(mut self, mut inbox: mpsc::Receiver<TableCmd>, shutdown: CancellationToken) {

@@ -86,6 +86,11 @@ impl PlayerKey {
     pub fn as_bytes(&self) -> &[u8] {
         &self.0
     }
+
+    /// A key as stored; `None` unless it is 32 bytes.
+    pub fn from_bytes(bytes: &[u8]) -> Option<PlayerKey> {
+        bytes.try_into().ok().map(PlayerKey)
+    }
 }
 
 impl fmt::Debug for PlayerKey {

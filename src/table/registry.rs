@@ -1,4 +1,6 @@
-//! The running tables of this server process, by id.
+//! The tables of this server process, by id: created here, or rebuilt from Postgres when
+//! first asked for after a restart (and at start-up for every game still in play, so
+//! that its clocks run without anyone connecting).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -6,9 +8,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::actor::{TableActor, TextLimits};
+use super::actor::{RestoreError, TableActor, TextLimits};
 use super::handle::TableHandle;
-use super::identity::new_table_id;
+use super::identity::{is_table_id, new_table_id};
 use super::settings::TableSettings;
 use crate::store::{Store, StoreError};
 
@@ -29,6 +31,8 @@ pub enum CreateError {
 #[derive(Clone)]
 pub struct Tables {
     running: Arc<Mutex<HashMap<String, TableHandle>>>,
+    /// Held while a table is rebuilt from storage, so it is rebuilt once.
+    loading: Arc<tokio::sync::Mutex<()>>,
     store: Store,
     limits: TextLimits,
     shutdown: CancellationToken,
@@ -39,6 +43,7 @@ impl Tables {
     pub fn new(store: Store, limits: TextLimits, shutdown: CancellationToken, tracker: TaskTracker) -> Tables {
         Tables {
             running: Arc::default(),
+            loading: Arc::default(),
             store,
             limits,
             shutdown,
@@ -75,13 +80,66 @@ impl Tables {
         Err(CreateError::NoFreeId)
     }
 
-    /// The running table with this id.
-    pub fn get(&self, id: &str) -> Option<TableHandle> {
+    /// The table with this id: running, or rebuilt from storage. `None` if there is no
+    /// such table (or it cannot be rebuilt; the reason is logged).
+    pub async fn get(&self, id: &str) -> Option<TableHandle> {
+        if let Some(handle) = self.running(id) {
+            return Some(handle);
+        }
+        if !is_table_id(id) {
+            return None;
+        }
+        let _loading = self.loading.lock().await;
+        if let Some(handle) = self.running(id) {
+            return Some(handle);
+        }
+        match self.load(id).await {
+            Ok(handle) => handle,
+            Err(err) => {
+                tracing::error!(table = %id, error = %err, "could not rebuild a stored table");
+                None
+            }
+        }
+    }
+
+    fn running(&self, id: &str) -> Option<TableHandle> {
         self.running
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .get(id)
             .cloned()
+    }
+
+    async fn load(&self, id: &str) -> Result<Option<TableHandle>, RestoreError> {
+        let Some(stored) = self.store.load_table(id).await? else {
+            return Ok(None);
+        };
+        let handle = TableActor::restore(
+            stored,
+            self.store.clone(),
+            self.limits,
+            self.shutdown.child_token(),
+            &self.tracker,
+        )
+        .await?;
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id.to_owned(), handle.clone());
+        Ok(Some(handle))
+    }
+
+    /// Rebuilds every table whose game is still in play, so their clocks run again.
+    /// Returns how many were rebuilt.
+    pub async fn restore_in_play(&self) -> Result<usize, StoreError> {
+        let ids = self.store.tables_in_play().await?;
+        let mut restored = 0;
+        for id in ids {
+            if self.get(&id).await.is_some() {
+                restored += 1;
+            }
+        }
+        Ok(restored)
     }
 
     pub fn count(&self) -> usize {

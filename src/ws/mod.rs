@@ -16,7 +16,7 @@ const SOCKET_BUFFER: usize = 8 * 1024;
 
 /// `GET /ws/tables/{id}`: upgrades to a WebSocket connected to that table.
 pub async fn upgrade(State(state): State<AppState>, Path(id): Path<String>, upgrade: WebSocketUpgrade) -> Response {
-    let Some(table) = state.tables.get(&id) else {
+    let Some(table) = state.tables.get(&id).await else {
         return ApiError::table_not_found(&id).into_response();
     };
     let limits = state.settings.limits.clone();

@@ -83,8 +83,22 @@ impl TestDb {
     }
 }
 
+impl TestDb {
+    /// Stands in for a database that moved elsewhere; dropping it does nothing.
+    fn placeholder() -> TestDb {
+        TestDb {
+            options: PgConnectOptions::new(),
+            name: String::new(),
+            admin: PgConnectOptions::new(),
+        }
+    }
+}
+
 impl Drop for TestDb {
     fn drop(&mut self) {
+        if self.name.is_empty() {
+            return;
+        }
         let admin = self.admin.clone();
         let name = std::mem::take(&mut self.name);
         // Dropping is synchronous; drop the database from a thread with its own runtime.
@@ -109,6 +123,7 @@ pub struct TestApp {
     pub addr: SocketAddr,
     pub pool: PgPool,
     shutdown: CancellationToken,
+    served: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
     // Dropped after the server is told to stop: the database outlives its users.
     _database: TestDb,
 }
@@ -154,9 +169,18 @@ impl TestApp {
         client
     }
 
-    /// Stops the server (and its actors and sockets).
-    pub async fn stop(&self) {
+    /// Stops the server (its actors and sockets) and starts a new one on the same
+    /// database, as a restart of the process would.
+    pub async fn restart(mut self) -> TestApp {
         self.shutdown.cancel();
+        if let Some(served) = self.served.take() {
+            served
+                .await
+                .expect("the server task")
+                .expect("the server stops cleanly");
+        }
+        let database = std::mem::replace(&mut self._database, TestDb::placeholder());
+        start_app(database, |_| {}).await
     }
 }
 
@@ -173,7 +197,10 @@ pub async fn spawn_app() -> TestApp {
 
 /// Like [`spawn_app`], with a chance to change the settings first.
 pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
-    let database = TestDb::create().await;
+    start_app(TestDb::create().await, configure).await
+}
+
+async fn start_app(database: TestDb, configure: impl FnOnce(&mut Settings)) -> TestApp {
     let store = Store::connect(database.options.clone(), 5)
         .await
         .expect("connect and migrate the test database");
@@ -185,11 +212,12 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
     let app = App::bind(settings, store).await.expect("bind a port");
     let addr = app.local_addr().expect("bound address");
     let shutdown = app.shutdown_token();
-    tokio::spawn(app.run());
+    let served = Some(tokio::spawn(app.run()));
     TestApp {
         addr,
         pool,
         shutdown,
+        served,
         _database: database,
     }
 }

@@ -13,6 +13,8 @@
 //!   says whether the turn passed on.
 
 pub mod gomoku;
+pub mod krux;
+pub mod lines_of_action;
 pub mod settings;
 
 use serde::de::DeserializeOwned;
@@ -29,16 +31,20 @@ pub type Seat = u8;
 #[serde(rename_all = "kebab-case")]
 pub enum GameKind {
     Gomoku,
+    LinesOfAction,
+    Krux,
 }
 
 impl GameKind {
     /// Every game the server knows, for error messages.
-    pub const ALL: &'static [GameKind] = &[GameKind::Gomoku];
+    pub const ALL: &'static [GameKind] = &[GameKind::Gomoku, GameKind::LinesOfAction, GameKind::Krux];
 
     /// The game id used on the wire and in the database.
     pub fn id(self) -> &'static str {
         match self {
             GameKind::Gomoku => "gomoku",
+            GameKind::LinesOfAction => "lines-of-action",
+            GameKind::Krux => "krux",
         }
     }
 
@@ -263,6 +269,8 @@ pub trait Rules: Sized + Clone {
 #[derive(Debug, Clone)]
 pub enum AnyGame {
     Gomoku(gomoku::Gomoku),
+    LinesOfAction(lines_of_action::LinesOfAction),
+    Krux(krux::Krux),
 }
 
 /// The validated settings of any game.
@@ -270,6 +278,40 @@ pub enum AnyGame {
 #[serde(untagged)]
 pub enum AnySettings {
     Gomoku(gomoku::GomokuSettings),
+    LinesOfAction(lines_of_action::LoaSettings),
+    Krux(krux::KruxSettings),
+}
+
+/// Runs `$body` with `$game` bound to the game inside an [`AnyGame`], whatever its kind.
+macro_rules! with_game {
+    ($any:expr, $game:ident => $body:expr) => {
+        match $any {
+            AnyGame::Gomoku($game) => $body,
+            AnyGame::LinesOfAction($game) => $body,
+            AnyGame::Krux($game) => $body,
+        }
+    };
+}
+
+/// Runs `$body` with `$rules` naming the [`Rules`] type and `$settings` bound to the
+/// settings inside an [`AnySettings`].
+macro_rules! with_settings {
+    ($any:expr, $rules:ident, $settings:ident => $body:expr) => {
+        match $any {
+            AnySettings::Gomoku($settings) => {
+                type $rules = gomoku::Gomoku;
+                $body
+            }
+            AnySettings::LinesOfAction($settings) => {
+                type $rules = lines_of_action::LinesOfAction;
+                $body
+            }
+            AnySettings::Krux($settings) => {
+                type $rules = krux::Krux;
+                $body
+            }
+        }
+    };
 }
 
 /// A move payload that could not be read as a move of the table's game.
@@ -285,19 +327,23 @@ impl AnySettings {
     pub fn read(kind: GameKind, reader: &mut SettingsReader) -> Result<AnySettings, SettingError> {
         match kind {
             GameKind::Gomoku => gomoku::Gomoku::read_settings(reader).map(AnySettings::Gomoku),
+            GameKind::LinesOfAction => {
+                lines_of_action::LinesOfAction::read_settings(reader).map(AnySettings::LinesOfAction)
+            }
+            GameKind::Krux => krux::Krux::read_settings(reader).map(AnySettings::Krux),
         }
     }
 
     pub fn kind(&self) -> GameKind {
         match self {
             AnySettings::Gomoku(_) => GameKind::Gomoku,
+            AnySettings::LinesOfAction(_) => GameKind::LinesOfAction,
+            AnySettings::Krux(_) => GameKind::Krux,
         }
     }
 
     pub fn seat_roles(&self) -> &'static [&'static str] {
-        match self {
-            AnySettings::Gomoku(settings) => gomoku::Gomoku::seat_roles(settings),
-        }
+        with_settings!(self, G, settings => G::seat_roles(settings))
     }
 
     pub fn seat_count(&self) -> usize {
@@ -305,30 +351,35 @@ impl AnySettings {
     }
 
     pub fn team_of(&self, seat: Seat) -> u8 {
-        match self {
-            AnySettings::Gomoku(_) => gomoku::Gomoku::team_of(seat),
-        }
+        with_settings!(self, G, _settings => G::team_of(seat))
     }
 
     /// A new game with these settings.
     pub fn new_game(&self) -> AnyGame {
         match self {
             AnySettings::Gomoku(settings) => AnyGame::Gomoku(gomoku::Gomoku::new(settings)),
+            AnySettings::LinesOfAction(settings) => {
+                AnyGame::LinesOfAction(lines_of_action::LinesOfAction::new(settings))
+            }
+            AnySettings::Krux(settings) => AnyGame::Krux(krux::Krux::new(settings)),
         }
     }
-}
-
-fn decode_move<M: DeserializeOwned>(game: &'static str, payload: &Value) -> Result<M, BadMove> {
-    M::deserialize(payload).map_err(|err| BadMove {
-        game,
-        detail: err.to_string(),
-    })
 }
 
 fn encode<T: Serialize>(value: &T) -> Value {
     // Serialising our own plain data types to a `Value` cannot fail (no maps with
     // non-string keys, no fallible `Serialize` impls).
     serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Decodes `payload` as a move of `G` and plays it; returns the move as understood.
+fn play_as<G: Rules>(game: &mut G, id: &'static str, seat: Seat, payload: &Value) -> Result<(Played, Value), MoveError> {
+    let mv = G::Move::deserialize(payload).map_err(|err| BadMove {
+        game: id,
+        detail: err.to_string(),
+    })?;
+    let played = game.play(seat, &mv)?;
+    Ok((played, encode(&mv)))
 }
 
 /// Why a move payload was not played.
@@ -344,49 +395,36 @@ impl AnyGame {
     pub fn kind(&self) -> GameKind {
         match self {
             AnyGame::Gomoku(_) => GameKind::Gomoku,
+            AnyGame::LinesOfAction(_) => GameKind::LinesOfAction,
+            AnyGame::Krux(_) => GameKind::Krux,
         }
     }
 
     /// Decodes a move payload for this game and plays it for `seat`. On error nothing changed.
     /// Returns the move as the game understood it (normalised, for storage and broadcast).
     pub fn play_json(&mut self, seat: Seat, payload: &Value) -> Result<(Played, Value), MoveError> {
-        match self {
-            AnyGame::Gomoku(game) => {
-                let mv: <gomoku::Gomoku as Rules>::Move = decode_move("gomoku", payload)?;
-                let played = game.play(seat, &mv)?;
-                Ok((played, encode(&mv)))
-            }
-        }
+        let id = self.kind().id();
+        with_game!(self, game => play_as(game, id, seat, payload))
     }
 
     pub fn active_seats(&self) -> SeatSet {
-        match self {
-            AnyGame::Gomoku(game) => game.active_seats(),
-        }
+        with_game!(self, game => game.active_seats())
     }
 
     pub fn finish(&mut self, outcome: Outcome) {
-        match self {
-            AnyGame::Gomoku(game) => game.finish(outcome),
-        }
+        with_game!(self, game => game.finish(outcome))
     }
 
     pub fn outcome(&self) -> Option<&Outcome> {
-        match self {
-            AnyGame::Gomoku(game) => game.outcome(),
-        }
+        with_game!(self, game => game.outcome())
     }
 
     pub fn view(&self) -> Value {
-        match self {
-            AnyGame::Gomoku(game) => encode(&game.view()),
-        }
+        with_game!(self, game => encode(&game.view()))
     }
 
     pub fn legal_moves_json(&self, seat: Seat) -> Vec<Value> {
-        match self {
-            AnyGame::Gomoku(game) => game.legal_moves(seat).iter().map(encode).collect(),
-        }
+        with_game!(self, game => game.legal_moves(seat).iter().map(encode).collect())
     }
 }
 

@@ -1,0 +1,101 @@
+//! The table's recent events, kept so a reconnecting client can be sent exactly what it
+//! missed (lila-ws's `History`): every broadcast event, by version, in a bounded ring.
+
+use std::collections::VecDeque;
+
+use super::msg::Frame;
+
+/// How many recent events a table keeps for resync.
+pub const HISTORY_LEN: usize = 256;
+
+/// What a client that saw up to some version must be sent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Catchup {
+    /// These events, in order (empty if it missed nothing).
+    Events(Vec<Frame>),
+    /// The gap is older than the history (or the version is unknown): send a snapshot.
+    Snapshot,
+}
+
+/// The last [`HISTORY_LEN`] events of a table.
+#[derive(Debug, Clone, Default)]
+pub struct History {
+    /// `(version, frame)`, oldest first, versions consecutive.
+    events: VecDeque<(u64, Frame)>,
+}
+
+impl History {
+    /// Records the event of `version` (versions rise by one per event).
+    pub fn push(&mut self, version: u64, frame: Frame) {
+        if self.events.len() == HISTORY_LEN {
+            self.events.pop_front();
+        }
+        self.events.push_back((version, frame));
+    }
+
+    /// What a client that has seen every event up to `seen` needs, the table now being at
+    /// `current`.
+    pub fn since(&self, seen: u64, current: u64) -> Catchup {
+        if seen == current {
+            return Catchup::Events(Vec::new());
+        }
+        if seen > current {
+            // A version from before a restart (versions start again from 0).
+            return Catchup::Snapshot;
+        }
+        match self.events.front() {
+            Some((oldest, _)) if *oldest <= seen + 1 => Catchup::Events(
+                self.events
+                    .iter()
+                    .filter(|(version, _)| *version > seen)
+                    .map(|(_, frame)| frame.clone())
+                    .collect(),
+            ),
+            _ => Catchup::Snapshot,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history(versions: std::ops::RangeInclusive<u64>) -> History {
+        let mut history = History::default();
+        for version in versions {
+            history.push(version, Frame::from(version.to_string()));
+        }
+        history
+    }
+
+    fn texts(catchup: Catchup) -> Vec<String> {
+        match catchup {
+            Catchup::Events(frames) => frames.iter().map(|f| f.as_str().to_owned()).collect(),
+            Catchup::Snapshot => vec!["snapshot".into()],
+        }
+    }
+
+    #[test]
+    fn sends_exactly_the_missed_events_in_order() {
+        let history = history(1..=10);
+        assert_eq!(texts(history.since(7, 10)), vec!["8", "9", "10"]);
+        assert_eq!(texts(history.since(0, 10)).len(), 10);
+        assert!(texts(history.since(10, 10)).is_empty());
+    }
+
+    #[test]
+    fn too_old_or_unknown_versions_get_a_snapshot() {
+        let history = history(1..=(HISTORY_LEN as u64 + 20));
+        let current = HISTORY_LEN as u64 + 20;
+        assert_eq!(history.since(3, current), Catchup::Snapshot);
+        assert_eq!(texts(history.since(20, current)).len(), HISTORY_LEN);
+        assert_eq!(history.since(current + 5, current), Catchup::Snapshot);
+    }
+
+    #[test]
+    fn an_empty_history_can_only_say_nothing_was_missed() {
+        let history = History::default();
+        assert_eq!(history.since(0, 0), Catchup::Events(Vec::new()));
+        assert_eq!(history.since(0, 3), Catchup::Snapshot);
+    }
+}

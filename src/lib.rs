@@ -11,11 +11,13 @@
 //! - [`table`]: one actor per table: seats, the game, versioned events.
 //! - [`games`]: the rules of each game, pure code behind one trait.
 //! - [`store`]: Postgres (and the private development cluster).
+//! - [`perft`]: the `perft` subcommand's counts.
 
 pub mod app;
 pub mod config;
 pub mod games;
 pub mod http;
+pub mod perft;
 pub mod protocol;
 pub mod store;
 pub mod table;

@@ -1,14 +1,69 @@
-//! The `spelbord` binary: load configuration, open the database, serve until Ctrl-C or SIGTERM.
+//! The `spelbord` binary: with no arguments (or `serve`), load configuration, open the
+//! database and serve until Ctrl-C or SIGTERM; `spelbord perft GAME --depth N` counts moves.
 
 use std::process::ExitCode;
 
+use clap::{Parser, Subcommand, ValueEnum};
 use spelbord::app::App;
 use spelbord::config::Settings;
+use spelbord::games::GameKind;
 use spelbord::store::Database;
 use tracing_subscriber::EnvFilter;
 
+/// A real-time multiplayer board-game server.
+#[derive(Parser)]
+#[command(name = "spelbord", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the server (the default).
+    Serve,
+    /// Count move sequences (Lines of Action) or distinct turn results (Krux) to a depth.
+    Perft {
+        game: PerftGame,
+        #[arg(long, default_value_t = 1)]
+        depth: u32,
+        /// A position in the game's notation (see docs/rules/); the standard start if absent.
+        #[arg(long)]
+        position: Option<String>,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum PerftGame {
+    LinesOfAction,
+    Krux,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve(),
+        Command::Perft { game, depth, position } => {
+            let game = match game {
+                PerftGame::LinesOfAction => GameKind::LinesOfAction,
+                PerftGame::Krux => GameKind::Krux,
+            };
+            match spelbord::perft::perft(game, depth, position.as_deref()) {
+                Ok(count) => {
+                    println!("{count}");
+                    ExitCode::SUCCESS
+                }
+                Err(err) => {
+                    eprintln!("spelbord perft: {err}");
+                    ExitCode::FAILURE
+                }
+            }
+        }
+    }
+}
+
 #[tokio::main]
-async fn main() -> ExitCode {
+async fn serve() -> ExitCode {
     tracing_subscriber::fmt()
         .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
         .init();

@@ -373,7 +373,12 @@ fn encode<T: Serialize>(value: &T) -> Value {
 }
 
 /// Decodes `payload` as a move of `G` and plays it; returns the move as understood.
-fn play_as<G: Rules>(game: &mut G, id: &'static str, seat: Seat, payload: &Value) -> Result<(Played, Value), MoveError> {
+fn play_as<G: Rules>(
+    game: &mut G,
+    id: &'static str,
+    seat: Seat,
+    payload: &Value,
+) -> Result<(Played, Value), MoveError> {
     let mv = G::Move::deserialize(payload).map_err(|err| BadMove {
         game: id,
         detail: err.to_string(),

@@ -13,6 +13,7 @@
 pub mod actor;
 pub mod clock;
 pub mod handle;
+pub mod history;
 pub mod identity;
 pub mod msg;
 pub mod registry;

@@ -43,6 +43,8 @@ pub struct LimitSettings {
     pub message_burst: u32,
     pub max_message_bytes: usize,
     pub outgoing_queue: usize,
+    pub ping_interval_ms: u64,
+    pub silence_timeout_ms: u64,
     pub chat_max_chars: usize,
     pub name_max_chars: usize,
 }

@@ -190,6 +190,9 @@ pub struct PlayerView {
     pub name: String,
     /// Whether the player has at least one open connection to the table.
     pub connected: bool,
+    /// While the player is away during a game: milliseconds left to come back before the
+    /// table's absence rule applies (`null` when connected, or when the table waits).
+    pub away_ms: Option<u64>,
 }
 
 /// One move of the game's history.
@@ -267,6 +270,11 @@ pub enum ServerMsg {
         version: u64,
         table: Box<TableSnapshot>,
     },
+    /// To a connection that resumed with `since`: every event it missed has been sent,
+    /// and the table is now at `version`.
+    Resumed {
+        version: u64,
+    },
     /// To one connection only: its token and the seats that token holds.
     Welcome {
         version: u64,
@@ -287,6 +295,8 @@ pub enum ServerMsg {
         version: u64,
         seat: Seat,
         connected: bool,
+        /// Milliseconds left of the reconnect grace, when one runs.
+        away_ms: Option<u64>,
     },
     Spectators {
         version: u64,

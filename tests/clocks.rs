@@ -35,7 +35,7 @@ struct Seat {
 impl Seat {
     async fn join(table: &TableHandle, conn: u64) -> Seat {
         let (outbox, frames) = mpsc::channel(1024);
-        table.join(conn, outbox).await.expect("table runs");
+        table.join(conn, outbox, None).await.expect("table runs");
         let mut seat = Seat {
             conn,
             table: table.clone(),

@@ -5,6 +5,7 @@
 //! in memory and tell everyone. A change the store refuses is answered with
 //! `storage_unavailable` and leaves the table as it was.
 
+mod presence;
 mod restore;
 
 pub use restore::{CORRESPONDENCE_RESTART_GRACE, RestoreError};
@@ -24,6 +25,7 @@ use uuid::Uuid;
 
 use super::clock::Clocks;
 use super::handle::TableHandle;
+use super::history::{Catchup, History};
 use super::identity::{PlayerKey, PlayerToken};
 use super::msg::{ConnId, Frame, TableCmd};
 use super::seats::{Holder, Seats};
@@ -38,8 +40,9 @@ use crate::store::{Store, StoreError};
 /// How many commands may wait for a table before senders wait too.
 const COMMAND_QUEUE: usize = 64;
 
-/// After a flag fell but its result could not be stored, wait this long before retrying.
-const FLAG_RETRY: Duration = Duration::from_secs(1);
+/// After a timer ended a game but its result could not be stored, wait this long before
+/// retrying.
+const TIMER_RETRY: Duration = Duration::from_secs(1);
 
 /// Limits the table enforces on what players type.
 #[derive(Debug, Clone, Copy)]
@@ -115,16 +118,20 @@ pub struct TableActor {
     version: u64,
     shared_version: Arc<AtomicU64>,
     seats: Seats,
+    /// Recent events, for clients that resume after a disconnection.
+    history: History,
     /// Whether each seat's holder was last announced as connected.
     announced_presence: Vec<bool>,
+    /// For each seat whose player is away during a game: when their reconnect grace ends.
+    away: Vec<Option<Instant>>,
     announced_spectators: usize,
     conns: HashMap<ConnId, Conn>,
     current: Option<CurrentGame>,
     /// The starting position shown before the first game starts.
     preview: AnyGame,
-    /// Not before this instant may a fallen flag be handled again (its result could not
-    /// be stored on the last attempt).
-    flag_retry_at: Option<Instant>,
+    /// Not before this instant may a fallen flag or an expired grace be handled again
+    /// (its result could not be stored on the last attempt).
+    retry_at: Option<Instant>,
 }
 
 impl TableActor {
@@ -141,11 +148,13 @@ impl TableActor {
             version: 0,
             shared_version: Arc::new(AtomicU64::new(0)),
             seats: Seats::new(seat_count),
+            history: History::default(),
             announced_presence: vec![false; seat_count],
+            away: vec![None; seat_count],
             announced_spectators: 0,
             conns: HashMap::new(),
             current: None,
-            flag_retry_at: None,
+            retry_at: None,
         }
     }
 
@@ -171,12 +180,13 @@ impl TableActor {
 
     async fn run(mut self, mut inbox: mpsc::Receiver<TableCmd>, shutdown: CancellationToken) {
         loop {
-            let flag_at = self.flag_at();
+            let wake_at = self.wake_at();
             tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => break,
-                // The table's own timer: a flag falls whether or not anyone is connected.
-                _ = sleep_until(flag_at) => self.settle_time().await,
+                // The table's own timer: flags fall and graces run out whether or not
+                // anyone is connected.
+                _ = sleep_until(wake_at) => self.settle_timers().await,
                 cmd = inbox.recv() => match cmd {
                     Some(cmd) => self.handle(cmd).await,
                     None => break,
@@ -187,10 +197,10 @@ impl TableActor {
     }
 
     async fn handle(&mut self, cmd: TableCmd) {
-        // A flag that fell is settled before anything else is looked at.
-        self.settle_time().await;
+        // A flag that fell (or a grace that ran out) is settled before anything else.
+        self.settle_timers().await;
         match cmd {
-            TableCmd::Join { conn, outbox } => {
+            TableCmd::Join { conn, outbox, since } => {
                 self.conns.insert(
                     conn,
                     Conn {
@@ -199,11 +209,7 @@ impl TableActor {
                         key: None,
                     },
                 );
-                let snapshot = ServerMsg::Snapshot {
-                    version: self.version,
-                    table: Box::new(self.snapshot()),
-                };
-                self.send_to(conn, &snapshot);
+                self.catch_up(conn, since);
                 self.sync_presence();
             }
             TableCmd::Leave { conn } => {
@@ -665,28 +671,44 @@ impl TableActor {
         Ok(())
     }
 
-    /// When the table's timer should next wake: the next flag of the game in progress.
-    fn flag_at(&self) -> Option<Instant> {
+    /// When the table's timer should next wake: the next flag or end of a grace in the
+    /// game in progress.
+    fn wake_at(&self) -> Option<Instant> {
         let current = self.playing().ok()?;
-        let flag = current.clocks.as_ref()?.next_flag()?;
-        Some(self.flag_retry_at.map_or(flag, |retry| retry.max(flag)))
+        let flag = current.clocks.as_ref().and_then(Clocks::next_flag);
+        let grace = self.away.iter().flatten().min().copied();
+        let next = match (flag, grace) {
+            (Some(flag), Some(grace)) => flag.min(grace),
+            (next, None) | (None, next) => next?,
+        };
+        Some(self.retry_at.map_or(next, |retry| retry.max(next)))
     }
 
-    /// If a clock has run out, the game ends: the seat's team loses on time.
-    async fn settle_time(&mut self) {
+    /// Ends the game if a clock has run out (the seat's team loses on time) or a player's
+    /// reconnect grace has (the table's absence rule applies).
+    async fn settle_timers(&mut self) {
         let now = Instant::now();
+        if self.retry_at.is_some_and(|retry| now < retry) {
+            return;
+        }
         let flagged = self
             .playing()
             .ok()
             .and_then(|current| current.clocks.as_ref())
             .and_then(|clocks| clocks.flagged(now));
-        let Some(seat) = flagged else { return };
-        let outcome = Outcome::win(self.opponents_of(seat), EndReason::Time);
+        let outcome = match flagged {
+            Some(seat) => Some(Outcome::win(self.opponents_of(seat), EndReason::Time)),
+            None => self.absence_outcome(now),
+        };
+        let Some(outcome) = outcome else { return };
         match self.end_game(outcome).await {
-            Ok(()) => self.flag_retry_at = None,
+            Ok(()) => {
+                self.retry_at = None;
+                self.sync_presence();
+            }
             Err(refusal) => {
-                tracing::error!(table = %self.id, seat, message = %refusal.message, "a flag fell but could not be stored");
-                self.flag_retry_at = Some(now + FLAG_RETRY);
+                tracing::error!(table = %self.id, message = %refusal.message, "a timer ended the game but it could not be stored");
+                self.retry_at = Some(now + TIMER_RETRY);
             }
         }
     }
@@ -784,10 +806,6 @@ impl TableActor {
 
     // ----- views and delivery -----
 
-    fn is_connected(&self, key: &PlayerKey) -> bool {
-        self.conns.values().any(|conn| conn.key.as_ref() == Some(key))
-    }
-
     fn seat_views(&self) -> Vec<SeatView> {
         let roles = self.settings.game.seat_roles();
         self.seats
@@ -798,16 +816,10 @@ impl TableActor {
                 player: holder.map(|holder| PlayerView {
                     name: holder.name.clone(),
                     connected: self.is_connected(&holder.key),
+                    away_ms: self.away_ms(seat, Instant::now()),
                 }),
             })
             .collect()
-    }
-
-    fn spectator_count(&self) -> usize {
-        self.conns
-            .values()
-            .filter(|conn| conn.key.is_none_or(|key| self.seats.held_by(&key).is_empty()))
-            .count()
     }
 
     fn snapshot(&self) -> TableSnapshot {
@@ -841,32 +853,27 @@ impl TableActor {
         }
     }
 
-    /// Announces presence and spectator changes since the last announcement.
-    fn sync_presence(&mut self) {
-        loop {
-            let seat_states: Vec<(Seat, bool)> = self
-                .seats
-                .iter()
-                .map(|(seat, holder)| (seat, holder.is_some_and(|h| self.is_connected(&h.key))))
-                .collect();
-            let changed = seat_states.into_iter().find(|(seat, connected)| {
-                self.seats.holder(*seat).is_some()
-                    && self.announced_presence.get(usize::from(*seat)).copied() != Some(*connected)
-            });
-            let Some((seat, connected)) = changed else { break };
-            if let Some(slot) = self.announced_presence.get_mut(usize::from(seat)) {
-                *slot = connected;
+    /// Sends a new connection what it needs: the events it missed since `since` and then
+    /// `resumed`, or (without `since`, or when the gap is too old) a snapshot.
+    fn catch_up(&mut self, conn: ConnId, since: Option<u64>) {
+        let missed = since.map(|seen| self.history.since(seen, self.version));
+        match missed {
+            Some(Catchup::Events(frames)) => {
+                for frame in frames {
+                    if !self.send_frame(conn, frame) {
+                        return;
+                    }
+                }
+                let resumed = ServerMsg::Resumed { version: self.version };
+                self.send_to(conn, &resumed);
             }
-            self.event(|version| ServerMsg::Presence {
-                version,
-                seat,
-                connected,
-            });
-        }
-        let count = self.spectator_count();
-        if count != self.announced_spectators {
-            self.announced_spectators = count;
-            self.event(|version| ServerMsg::Spectators { version, count });
+            Some(Catchup::Snapshot) | None => {
+                let snapshot = ServerMsg::Snapshot {
+                    version: self.version,
+                    table: Box::new(self.snapshot()),
+                };
+                self.send_to(conn, &snapshot);
+            }
         }
     }
 
@@ -875,6 +882,7 @@ impl TableActor {
         self.version += 1;
         self.shared_version.store(self.version, Ordering::Release);
         let frame = Frame::from(build(self.version).to_text());
+        self.history.push(self.version, frame.clone());
         let slow: Vec<ConnId> = self
             .conns
             .iter()
@@ -885,10 +893,20 @@ impl TableActor {
     }
 
     fn send_to(&mut self, conn: ConnId, msg: &ServerMsg) {
-        let Some(entry) = self.conns.get(&conn) else { return };
-        if entry.outbox.try_send(Frame::from(msg.to_text())).is_err() {
+        self.send_frame(conn, Frame::from(msg.to_text()));
+    }
+
+    /// Queues a frame for one connection; false (and the connection is dropped) if it
+    /// cannot keep up.
+    fn send_frame(&mut self, conn: ConnId, frame: Frame) -> bool {
+        let Some(entry) = self.conns.get(&conn) else {
+            return false;
+        };
+        if entry.outbox.try_send(frame).is_err() {
             self.drop_conns(&[conn]);
+            return false;
         }
+        true
     }
 
     /// Forgets connections that are gone or too slow to keep up; dropping their outbox

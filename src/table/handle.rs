@@ -40,8 +40,9 @@ impl TableHandle {
         self.version.load(Ordering::Acquire)
     }
 
-    pub async fn join(&self, conn: ConnId, outbox: mpsc::Sender<Frame>) -> Result<(), TableClosed> {
-        self.send(TableCmd::Join { conn, outbox }).await
+    /// Attaches a connection; with `since`, it resumes after the events up to that version.
+    pub async fn join(&self, conn: ConnId, outbox: mpsc::Sender<Frame>, since: Option<u64>) -> Result<(), TableClosed> {
+        self.send(TableCmd::Join { conn, outbox, since }).await
     }
 
     pub async fn leave(&self, conn: ConnId) -> Result<(), TableClosed> {

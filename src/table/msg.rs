@@ -14,9 +14,14 @@ pub type Frame = Utf8Bytes;
 /// A command to a table actor.
 #[derive(Debug)]
 pub enum TableCmd {
-    /// A connection opened: the actor sends it the snapshot and then every event through
-    /// `outbox`. Dropping the outbox's sender tells the connection to close.
-    Join { conn: ConnId, outbox: mpsc::Sender<Frame> },
+    /// A connection opened: the actor sends it the snapshot (or, when it says the last
+    /// version it saw, the events it missed) and then every event through `outbox`.
+    /// Dropping the outbox's sender tells the connection to close.
+    Join {
+        conn: ConnId,
+        outbox: mpsc::Sender<Frame>,
+        since: Option<u64>,
+    },
     /// A connection closed.
     Leave { conn: ConnId },
     /// A well-formed client message from `conn`.

@@ -1,5 +1,8 @@
-//! A table's settings: the table-level ones (how seats are assigned) and the game's own,
-//! read from one flat `settings` object so every error names its field.
+//! A table's settings: the table-level ones (seating, time control, what happens when a
+//! player stays away) and the game's own, read from one flat `settings` object so every
+//! error names its field.
+
+use std::time::Duration;
 
 use serde_json::{Map, Value};
 
@@ -24,11 +27,38 @@ impl Seating {
     }
 }
 
+/// What happens when a player's reconnect grace runs out during a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnAbsence {
+    /// The absent player (their team) loses; before everyone has moved, the game is
+    /// aborted instead. The default for live games.
+    Loss,
+    /// The game stays open and waits for the player. The default for correspondence.
+    Wait,
+}
+
+impl OnAbsence {
+    fn as_str(self) -> &'static str {
+        match self {
+            OnAbsence::Loss => "loss",
+            OnAbsence::Wait => "wait",
+        }
+    }
+}
+
+/// The reconnect grace when the host sets none: 60 seconds.
+pub const DEFAULT_GRACE_SECONDS: u64 = 60;
+/// Shortest and longest reconnect grace a host may set.
+pub const GRACE_SECONDS: std::ops::RangeInclusive<u64> = 10..=3_600;
+
 /// The validated settings of a table, defaults filled in.
 #[derive(Debug, Clone)]
 pub struct TableSettings {
     pub seating: Seating,
     pub time_control: TimeControl,
+    /// How long a seated player may be away before `on_absence` applies.
+    pub grace: Duration,
+    pub on_absence: OnAbsence,
     pub game: AnySettings,
 }
 
@@ -48,11 +78,45 @@ impl TableSettings {
             _ => Seating::Random,
         };
         let time_control = TimeControl::read(reader.take("time_control")?)?;
+        let grace_seconds = match reader.take::<Value>("grace_seconds")? {
+            None => DEFAULT_GRACE_SECONDS,
+            Some(value) => value.as_u64().filter(|n| GRACE_SECONDS.contains(n)).ok_or_else(|| {
+                SettingError::new(
+                    "settings.grace_seconds",
+                    format!(
+                        "must be a whole number of seconds from {} to {}",
+                        GRACE_SECONDS.start(),
+                        GRACE_SECONDS.end()
+                    ),
+                )
+            })?,
+        };
+        let default_absence = if time_control.is_correspondence() {
+            "wait"
+        } else {
+            "loss"
+        };
+        let on_absence = match reader
+            .take::<String>("on_absence")?
+            .as_deref()
+            .unwrap_or(default_absence)
+        {
+            "loss" => OnAbsence::Loss,
+            "wait" => OnAbsence::Wait,
+            _ => {
+                return Err(SettingError::new(
+                    "settings.on_absence",
+                    "must be one of \"loss\", \"wait\"",
+                ));
+            }
+        };
         let game = AnySettings::read(kind, &mut reader)?;
         reader.finish()?;
         Ok(TableSettings {
             seating,
             time_control,
+            grace: Duration::from_secs(grace_seconds),
+            on_absence,
             game,
         })
     }
@@ -69,6 +133,8 @@ impl TableSettings {
         };
         map.insert("seating".into(), Value::from(self.seating.as_str()));
         map.insert("time_control".into(), self.time_control.to_json());
+        map.insert("grace_seconds".into(), Value::from(self.grace.as_secs()));
+        map.insert("on_absence".into(), Value::from(self.on_absence.as_str()));
         Value::Object(map)
     }
 }
@@ -85,6 +151,7 @@ mod tests {
             settings.to_json(),
             json!({
                 "seating": "random", "time_control": {"kind": "none"},
+                "grace_seconds": 60, "on_absence": "loss",
                 "variant": "free", "board_size": 15, "opening": "center"
             })
         );
@@ -109,9 +176,41 @@ mod tests {
         assert_eq!(field("gomoku", json!({"seating": "host"})), "settings.seating");
         assert_eq!(field("gomoku", json!({"speed": 3})), "settings.speed");
         assert_eq!(field("gomoku", json!([1])), "settings");
+        assert_eq!(field("gomoku", json!({"grace_seconds": 5})), "settings.grace_seconds");
+        assert_eq!(field("gomoku", json!({"on_absence": "forfeit"})), "settings.on_absence");
         assert_eq!(
             field("gomoku", json!({"time_control": {"kind": "per_move", "seconds": -1}})),
             "settings.time_control.seconds"
         );
+    }
+}
+
+#[cfg(test)]
+mod absence_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn correspondence_tables_wait_for_an_absent_player_by_default() {
+        let live = TableSettings::read("gomoku", None).unwrap();
+        assert_eq!(
+            (live.on_absence, live.grace),
+            (OnAbsence::Loss, Duration::from_secs(60))
+        );
+        let slow = TableSettings::read(
+            "gomoku",
+            Some(json!({"time_control": {"kind": "correspondence", "days": 2}, "grace_seconds": 120})),
+        )
+        .unwrap();
+        assert_eq!(
+            (slow.on_absence, slow.grace),
+            (OnAbsence::Wait, Duration::from_secs(120))
+        );
+        let strict = TableSettings::read(
+            "gomoku",
+            Some(json!({"time_control": {"kind": "correspondence", "days": 2}, "on_absence": "loss"})),
+        )
+        .unwrap();
+        assert_eq!(strict.on_absence, OnAbsence::Loss);
     }
 }

@@ -9,7 +9,10 @@ use futures_util::{SinkExt, StreamExt};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use serde_json::Value;
 use tokio::sync::mpsc;
+use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
+
+use super::liveness::Liveness;
 
 use crate::config::LimitSettings;
 use crate::protocol::{ErrorCode, ServerMsg, parse_client_msg};
@@ -22,12 +25,21 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// Serves one connection until either side closes it or the server shuts down.
-pub async fn serve(socket: WebSocket, table: TableHandle, limits: LimitSettings, shutdown: CancellationToken) {
+pub async fn serve(
+    socket: WebSocket,
+    table: TableHandle,
+    since: Option<u64>,
+    limits: LimitSettings,
+    shutdown: CancellationToken,
+) {
     let conn: ConnId = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let (outbox, mut frames) = mpsc::channel(limits.outgoing_queue.max(1));
-    if table.join(conn, outbox).await.is_err() {
+    if table.join(conn, outbox, since).await.is_err() {
         return;
     }
+    let mut liveness = Liveness::new(Instant::now(), Duration::from_millis(limits.silence_timeout_ms));
+    let mut pings = tokio::time::interval(Duration::from_millis(limits.ping_interval_ms.max(1)));
+    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tracing::debug!(table = table.id(), conn, "connection opened");
     let (mut sink, mut stream) = socket.split();
     let limiter = rate_limiter(&limits);
@@ -43,7 +55,19 @@ pub async fn serve(socket: WebSocket, table: TableHandle, limits: LimitSettings,
                 // The table dropped us: we could not keep up, or it stopped.
                 None => break Some((close_code::AGAIN, "too slow to keep up with the table")),
             },
-            incoming = stream.next() => match incoming {
+            _ = pings.tick() => {
+                if liveness.is_silent(Instant::now()) {
+                    break Some((close_code::AWAY, "no answer to pings"));
+                }
+                if !send(&mut sink, Message::Ping(Default::default())).await {
+                    break None;
+                }
+            }
+            incoming = stream.next() => {
+                if matches!(incoming, Some(Ok(_))) {
+                    liveness.heard(Instant::now());
+                }
+                match incoming {
                 Some(Ok(Message::Text(text))) => {
                     if limiter.check().is_err() {
                         let reply = error(&table, ErrorCode::RateLimited, "Too many messages; this one was dropped.".into(), None);
@@ -68,6 +92,7 @@ pub async fn serve(socket: WebSocket, table: TableHandle, limits: LimitSettings,
                 Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break None,
                 // Pings are answered by the WebSocket layer itself.
                 Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                }
             },
         }
     };

@@ -4,9 +4,11 @@
 //! forwards the rest to its table's actor; it writes out whatever the actor queues for it.
 
 pub mod connection;
+pub mod liveness;
 
-use axum::extract::{Path, State, WebSocketUpgrade};
+use axum::extract::{Path, Query, State, WebSocketUpgrade};
 use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
 
 use crate::app::AppState;
 use crate::http::error::ApiError;
@@ -14,8 +16,20 @@ use crate::http::error::ApiError;
 /// Frame buffers per socket: small, because a server holds many idle sockets.
 const SOCKET_BUFFER: usize = 8 * 1024;
 
-/// `GET /ws/tables/{id}`: upgrades to a WebSocket connected to that table.
-pub async fn upgrade(State(state): State<AppState>, Path(id): Path<String>, upgrade: WebSocketUpgrade) -> Response {
+/// The query of a WebSocket URL.
+#[derive(Debug, Deserialize)]
+pub struct Resume {
+    /// The last table version the client saw: it is sent the events it missed since.
+    since: Option<u64>,
+}
+
+/// `GET /ws/tables/{id}[?since=N]`: upgrades to a WebSocket connected to that table.
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(resume): Query<Resume>,
+    upgrade: WebSocketUpgrade,
+) -> Response {
     let Some(table) = state.tables.get(&id).await else {
         return ApiError::table_not_found(&id).into_response();
     };
@@ -29,7 +43,7 @@ pub async fn upgrade(State(state): State<AppState>, Path(id): Path<String>, upgr
         .write_buffer_size(SOCKET_BUFFER)
         .on_upgrade(move |socket| async move {
             tracker
-                .spawn(connection::serve(socket, table, limits, shutdown))
+                .spawn(connection::serve(socket, table, resume.since, limits, shutdown))
                 .await
                 .ok();
         })

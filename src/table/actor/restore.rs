@@ -62,6 +62,8 @@ impl TableActor {
         if let Some(game) = game {
             actor.current = Some(actor.replay(game).await?);
         }
+        // Nobody is connected yet: every seated player of a game in play gets a grace.
+        actor.sync_presence();
         Ok(actor.start(shutdown, tracker))
     }
 

@@ -1,0 +1,117 @@
+//! Who is at the table: seated players' connections, reconnect graces, spectators.
+//!
+//! When the last connection of a seated player closes during a game, the seat is marked
+//! away and, if the table's absence rule is `loss`, a grace timer starts (60 s by default).
+//! Coming back in time (the same token on any connection) cancels it. When it runs out:
+//! before every seat has moved the game is aborted, otherwise the absent player's team
+//! loses; both with reason `abandoned`, the detail naming the seat and the rule. With the
+//! rule `wait` (correspondence) the game just waits.
+
+use serde_json::json;
+use tokio::time::Instant;
+
+use super::TableActor;
+use crate::games::{EndReason, GameResult, Outcome, Seat};
+use crate::protocol::ServerMsg;
+use crate::table::identity::PlayerKey;
+use crate::table::settings::OnAbsence;
+
+impl TableActor {
+    pub(super) fn is_connected(&self, key: &PlayerKey) -> bool {
+        self.conns.values().any(|conn| conn.key.as_ref() == Some(key))
+    }
+
+    pub(super) fn spectator_count(&self) -> usize {
+        self.conns
+            .values()
+            .filter(|conn| conn.key.is_none_or(|key| self.seats.held_by(&key).is_empty()))
+            .count()
+    }
+
+    /// Time left of a seat's reconnect grace, if its player is away with a grace running.
+    pub(super) fn away_ms(&self, seat: Seat, now: Instant) -> Option<u64> {
+        let deadline = self.away.get(usize::from(seat)).copied().flatten()?;
+        Some(u64::try_from(deadline.saturating_duration_since(now).as_millis()).unwrap_or(u64::MAX))
+    }
+
+    /// Starts a grace for every seated player who is away during a game (if the table's
+    /// rule is `loss`), and clears it for those who are back or when no game runs.
+    fn update_away(&mut self, now: Instant) {
+        let playing = self.playing().is_ok();
+        let grace = self.settings.grace;
+        let timed_absence = playing && self.settings.on_absence == OnAbsence::Loss;
+        let states: Vec<(usize, bool)> = self
+            .seats
+            .iter()
+            .map(|(seat, holder)| {
+                let away = holder.is_some_and(|holder| !self.is_connected(&holder.key));
+                (usize::from(seat), away)
+            })
+            .collect();
+        for (index, away) in states {
+            if let Some(slot) = self.away.get_mut(index) {
+                *slot = match (away && timed_absence, *slot) {
+                    (true, Some(deadline)) => Some(deadline),
+                    (true, None) => Some(now + grace),
+                    (false, _) => None,
+                };
+            }
+        }
+    }
+
+    /// Brings graces up to date and announces presence and spectator changes since the
+    /// last announcement.
+    pub(super) fn sync_presence(&mut self) {
+        let now = Instant::now();
+        self.update_away(now);
+        loop {
+            let changed = self.seats.iter().find_map(|(seat, holder)| {
+                let connected = self.is_connected(&holder?.key);
+                let announced = self.announced_presence.get(usize::from(seat)).copied();
+                (announced != Some(connected)).then_some((seat, connected))
+            });
+            let Some((seat, connected)) = changed else { break };
+            if let Some(slot) = self.announced_presence.get_mut(usize::from(seat)) {
+                *slot = connected;
+            }
+            let away_ms = self.away_ms(seat, now);
+            self.event(|version| ServerMsg::Presence {
+                version,
+                seat,
+                connected,
+                away_ms,
+            });
+        }
+        let count = self.spectator_count();
+        if count != self.announced_spectators {
+            self.announced_spectators = count;
+            self.event(|version| ServerMsg::Spectators { version, count });
+        }
+    }
+
+    /// The outcome a run-out grace decides, if one has run out at `now`.
+    pub(super) fn absence_outcome(&self, now: Instant) -> Option<Outcome> {
+        let current = self.playing().ok()?;
+        let index = self
+            .away
+            .iter()
+            .position(|deadline| deadline.is_some_and(|at| at <= now))?;
+        let seat = Seat::try_from(index).ok()?;
+        let everyone_moved = self
+            .seats
+            .iter()
+            .all(|(seat, _)| current.moves.iter().any(|mv| mv.seat == seat));
+        Some(if everyone_moved {
+            Outcome {
+                detail: json!({"seat": seat, "rule": "loss_by_absence"}),
+                ..Outcome::win(self.opponents_of(seat), EndReason::Abandoned)
+            }
+        } else {
+            Outcome {
+                result: GameResult::Aborted,
+                reason: EndReason::Abandoned,
+                detail: json!({"seat": seat, "rule": "aborted_before_everyone_moved"}),
+            }
+        })
+    }
+}

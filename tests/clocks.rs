@@ -1,90 +1,18 @@
 //! Server clocks at a real table actor with a real database, under tokio's paused time:
 //! flags fall exactly when time runs out, by the table's own timer, with nobody needing to
 //! send anything.
-//!
-//! The players here talk to the table through its handle (the same commands a WebSocket
-//! connection sends), not through sockets: with paused time, the runtime jumps to the next
-//! timer whenever it waits on I/O, so nothing may wait on a socket while a clock runs. For
-//! the same reason the database pool keeps its connections open and idle, so that taking
-//! one never waits (see `paused_store`).
+//! The players talk to the table through its handle: see `common::actor` for why.
 
 mod common;
 
 use std::time::Duration;
 
+use common::actor::{Seat, paused_store, snapshot, tables, two_players};
 use serde_json::{Value, json};
-use spelbord::protocol::parse_client_msg;
-use spelbord::store::Store;
-use spelbord::table::actor::TextLimits;
-use spelbord::table::msg::Frame;
-use spelbord::table::{TableHandle, TableSettings, Tables};
-use tokio::sync::mpsc;
+use spelbord::table::TableHandle;
 use tokio::time::advance;
-use tokio_util::sync::CancellationToken;
-use tokio_util::task::TaskTracker;
 
 const MS: Duration = Duration::from_millis(1);
-
-/// One player (or spectator) attached to the table like a connection.
-struct Seat {
-    conn: u64,
-    table: TableHandle,
-    frames: mpsc::Receiver<Frame>,
-}
-
-impl Seat {
-    async fn join(table: &TableHandle, conn: u64) -> Seat {
-        let (outbox, frames) = mpsc::channel(1024);
-        table.join(conn, outbox, None).await.expect("table runs");
-        let mut seat = Seat {
-            conn,
-            table: table.clone(),
-            frames,
-        };
-        assert_eq!(seat.recv().await["type"], "snapshot");
-        seat
-    }
-
-    async fn send(&self, message: Value) {
-        let envelope = parse_client_msg(&message.to_string()).expect("a valid message");
-        self.table.client(self.conn, envelope).await.expect("table runs");
-    }
-
-    async fn recv(&mut self) -> Value {
-        let frame = self.frames.recv().await.expect("the table keeps the connection");
-        serde_json::from_str(frame.as_str()).expect("JSON")
-    }
-
-    /// Reads until a message of type `kind`.
-    async fn until(&mut self, kind: &str) -> Value {
-        loop {
-            let message = self.recv().await;
-            if message["type"] == kind {
-                return message;
-            }
-        }
-    }
-
-    /// Plays `at` and returns the `moved` event of that move.
-    async fn play(&mut self, at: &str) -> Value {
-        self.send(json!({"type": "move", "move": {"at": at}})).await;
-        self.moved(at).await
-    }
-
-    /// Reads until the `moved` event of the move at `at`.
-    async fn moved(&mut self, at: &str) -> Value {
-        loop {
-            let moved = self.until("moved").await;
-            if moved["move"]["at"] == at {
-                return moved;
-            }
-        }
-    }
-
-    async fn leave(self) {
-        self.table.leave(self.conn).await.expect("table runs");
-    }
-}
 
 struct Timed {
     pool: sqlx::PgPool,
@@ -94,30 +22,6 @@ struct Timed {
     _database: common::TestDb,
 }
 
-/// A migrated store whose connections are opened now and kept, so that no query waits
-/// for a connection (and so for a timer) while time is paused. (No server runs here: its
-/// pool's housekeeping timers would make paused time jump.)
-async fn paused_store(database: &common::TestDb) -> Store {
-    let options = database.options.clone();
-    let pool = sqlx::postgres::PgPoolOptions::new()
-        .max_connections(4)
-        .min_connections(0)
-        .idle_timeout(None)
-        .max_lifetime(None)
-        .test_before_acquire(false)
-        .connect_with(options)
-        .await
-        .expect("connect");
-    let mut open = Vec::new();
-    for _ in 0..4 {
-        open.push(pool.acquire().await.expect("a connection"));
-    }
-    drop(open);
-    let store = Store::new(pool);
-    store.migrate().await.expect("migrations");
-    store
-}
-
 /// A Gomoku table with `time_control` whose game has just started, X to move, with time
 /// paused from before the start.
 async fn timed_table(time_control: Value) -> Timed {
@@ -125,29 +29,16 @@ async fn timed_table(time_control: Value) -> Timed {
     let store = paused_store(&database).await;
     let pool = store.pool().clone();
     tokio::time::pause();
-    let tables = Tables::new(
-        store,
-        TextLimits {
-            name_max_chars: 24,
-            chat_max_chars: 500,
-        },
-        CancellationToken::new(),
-        TaskTracker::new(),
-    );
-    let settings = TableSettings::read(
+    let tables = tables(store);
+    let (table, x, mut o) = two_players(
+        &tables,
         "gomoku",
-        Some(json!({"seating": "chosen", "opening": "free", "time_control": time_control})),
+        json!({"opening": "free", "time_control": time_control}),
     )
-    .expect("valid settings");
-    let table = tables.create(settings).await.expect("table created");
-    let mut x = Seat::join(&table, 1).await;
-    let mut o = Seat::join(&table, 2).await;
-    x.send(json!({"type": "sit", "seat": 0, "name": "X"})).await;
-    x.until("seated").await;
-    o.send(json!({"type": "sit", "seat": 1, "name": "O"})).await;
-    let started = o.until("game_started").await;
+    .await;
+    let started = snapshot(&table).await;
     assert_eq!(started["clocks"]["running"], json!([0]));
-    x.until("game_started").await;
+    o.sync().await;
     Timed {
         pool,
         table,
@@ -158,8 +49,7 @@ async fn timed_table(time_control: Value) -> Timed {
 }
 
 async fn status(table: &TableHandle) -> (String, Value) {
-    let snapshot = table.snapshot().await.expect("snapshot");
-    let json = serde_json::to_value(&snapshot).expect("JSON");
+    let json = snapshot(table).await;
     (
         json["status"].as_str().unwrap_or_default().to_owned(),
         json["clocks"].clone(),

@@ -590,3 +590,27 @@ async fn the_documented_exchange_is_exactly_what_the_server_sends() {
         (json!("not_your_turn"), json!(2))
     );
 }
+
+#[tokio::test]
+async fn a_silent_connection_is_detected_by_pings_and_its_player_marked_away() {
+    let app = spawn_app_with(|settings| {
+        settings.limits.ping_interval_ms = 50;
+        settings.limits.silence_timeout_ms = 300;
+    })
+    .await;
+    let mut game = start_game(&app, json!({})).await;
+    // X's client stops reading: it answers no ping. O keeps reading (and so answering).
+    let silent = game.x;
+    let away = loop {
+        let message = game.o.until("presence").await;
+        if message["seat"] == 0 {
+            break message;
+        }
+    };
+    assert_eq!(away["connected"], false);
+    assert!(
+        away["away_ms"].as_u64().is_some_and(|ms| ms > 0 && ms <= 60_000),
+        "{away}"
+    );
+    drop(silent);
+}

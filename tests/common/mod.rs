@@ -9,6 +9,8 @@
 
 #![allow(dead_code)] // each test file uses a different part of the harness
 
+pub mod actor;
+
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::Duration;

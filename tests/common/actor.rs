@@ -1,0 +1,157 @@
+//! Driving a real table actor through its handle, the way a connection does, for tests
+//! under tokio's paused time.
+//!
+//! With paused time the runtime jumps to the next timer whenever it waits on I/O, so no
+//! socket may be waited on while a table's timer runs: the players here talk to the table
+//! through its handle (the same commands a WebSocket connection sends). For the same reason
+//! the database pool keeps its connections open and idle, so that taking one never waits
+//! (see [`paused_store`]), and no HTTP server runs (its pool's housekeeping timers would
+//! make paused time jump).
+
+use serde_json::{Value, json};
+use spelbord::protocol::parse_client_msg;
+use spelbord::store::Store;
+use spelbord::table::actor::TextLimits;
+use spelbord::table::msg::Frame;
+use spelbord::table::{TableHandle, TableSettings, Tables};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tokio_util::task::TaskTracker;
+
+use super::TestDb;
+
+/// One player (or spectator) attached to the table like a connection.
+pub struct Seat {
+    conn: u64,
+    table: TableHandle,
+    frames: mpsc::Receiver<Frame>,
+}
+
+impl Seat {
+    pub async fn join(table: &TableHandle, conn: u64) -> Seat {
+        let (outbox, frames) = mpsc::channel(1024);
+        table.join(conn, outbox, None).await.expect("table runs");
+        let mut seat = Seat {
+            conn,
+            table: table.clone(),
+            frames,
+        };
+        assert_eq!(seat.recv().await["type"], "snapshot");
+        seat
+    }
+
+    pub async fn send(&self, message: Value) {
+        let envelope = parse_client_msg(&message.to_string()).expect("a valid message");
+        self.table.client(self.conn, envelope).await.expect("table runs");
+    }
+
+    pub async fn recv(&mut self) -> Value {
+        let frame = self.frames.recv().await.expect("the table keeps the connection");
+        serde_json::from_str(frame.as_str()).expect("JSON")
+    }
+
+    /// Reads until a message of type `kind`.
+    pub async fn until(&mut self, kind: &str) -> Value {
+        loop {
+            let message = self.recv().await;
+            if message["type"] == kind {
+                return message;
+            }
+        }
+    }
+
+    /// Plays `at` and returns the `moved` event of that move.
+    pub async fn play(&mut self, at: &str) -> Value {
+        self.send(json!({"type": "move", "move": {"at": at}})).await;
+        self.moved(at).await
+    }
+
+    /// Reads until the `moved` event of the move at `at`.
+    pub async fn moved(&mut self, at: &str) -> Value {
+        loop {
+            let moved = self.until("moved").await;
+            if moved["move"]["at"] == at {
+                return moved;
+            }
+        }
+    }
+
+    /// Reads everything queued so far (the table answers a ping after all of it).
+    pub async fn sync(&mut self) {
+        self.send(json!({"type": "ping", "ref": "sync"})).await;
+        loop {
+            let message = self.recv().await;
+            if message["type"] == "pong" && message["ref"] == "sync" {
+                return;
+            }
+        }
+    }
+
+    pub async fn leave(self) {
+        self.table.leave(self.conn).await.expect("table runs");
+    }
+}
+
+/// A migrated store whose connections are opened now and kept, so that no query waits
+/// for a connection (and so for a timer) while time is paused. (No server runs here: its
+/// pool's housekeeping timers would make paused time jump.)
+pub async fn paused_store(database: &TestDb) -> Store {
+    let options = database.options.clone();
+    let pool = sqlx::postgres::PgPoolOptions::new()
+        .max_connections(4)
+        .min_connections(0)
+        .idle_timeout(None)
+        .max_lifetime(None)
+        .test_before_acquire(false)
+        .connect_with(options)
+        .await
+        .expect("connect");
+    let mut open = Vec::new();
+    for _ in 0..4 {
+        open.push(pool.acquire().await.expect("a connection"));
+    }
+    drop(open);
+    let store = Store::new(pool);
+    store.migrate().await.expect("migrations");
+    store
+}
+
+/// The table registry of a test, on a paused-time store.
+pub fn tables(store: Store) -> Tables {
+    Tables::new(
+        store,
+        TextLimits {
+            name_max_chars: 24,
+            chat_max_chars: 500,
+        },
+        CancellationToken::new(),
+        TaskTracker::new(),
+    )
+}
+
+/// Creates a table of `game` with `settings` (seating chosen) and seats two players
+/// (connections 1 and 2) who have both seen the game start.
+pub async fn two_players(tables: &Tables, game: &str, settings: Value) -> (TableHandle, Seat, Seat) {
+    let mut settings = settings;
+    settings["seating"] = json!("chosen");
+    let settings = TableSettings::read(game, Some(settings)).expect("valid settings");
+    let table = tables.create(settings).await.expect("table created");
+    let mut first = Seat::join(&table, 1).await;
+    let mut second = Seat::join(&table, 2).await;
+    first.send(json!({"type": "hello", "token": TOKENS[0]})).await;
+    second.send(json!({"type": "hello", "token": TOKENS[1]})).await;
+    first.send(json!({"type": "sit", "seat": 0, "name": "First"})).await;
+    first.until("seated").await;
+    second.send(json!({"type": "sit", "seat": 1, "name": "Second"})).await;
+    second.until("game_started").await;
+    first.until("game_started").await;
+    (table, first, second)
+}
+
+/// The two players' tokens in [`two_players`], so tests can come back as them.
+pub const TOKENS: [&str; 2] = ["first-player-token-0000000000", "second-player-token-000000000"];
+
+/// The table's public snapshot as JSON.
+pub async fn snapshot(table: &TableHandle) -> Value {
+    serde_json::to_value(table.snapshot().await.expect("snapshot")).expect("JSON")
+}

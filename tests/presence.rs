@@ -1,0 +1,193 @@
+//! Presence at a real table actor with a real database, under tokio's paused time: the
+//! reconnect grace, the absence rule when it runs out, and resuming with missed events.
+//! (The players talk to the table through its handle: see `common::actor` for why.)
+
+mod common;
+
+use std::time::Duration;
+
+use common::actor::{Seat, TOKENS, paused_store, snapshot, tables, two_players};
+use serde_json::{Value, json};
+use spelbord::table::TableHandle;
+use spelbord::table::msg::Frame;
+use tokio::sync::mpsc;
+use tokio::time::advance;
+
+const SECOND: Duration = Duration::from_secs(1);
+
+/// A started Gomoku game with `settings` (free opening), time paused from the start.
+async fn game(settings: Value) -> (common::TestDb, sqlx::PgPool, TableHandle, Seat, Seat) {
+    let database = common::TestDb::create().await;
+    let store = paused_store(&database).await;
+    let pool = store.pool().clone();
+    tokio::time::pause();
+    let tables = tables(store);
+    let mut settings = settings;
+    settings["opening"] = json!("free");
+    let (table, first, second) = two_players(&tables, "gomoku", settings).await;
+    (database, pool, table, first, second)
+}
+
+/// Both players move once (so an absence is a loss, not an abort).
+async fn both_move(first: &mut Seat, second: &mut Seat) {
+    first.play("H8").await;
+    second.play("A1").await;
+    first.moved("A1").await;
+}
+
+/// The player in seat 0 comes back on a new connection with their token.
+async fn come_back(table: &TableHandle, conn: u64) -> Seat {
+    let mut back = Seat::join(table, conn).await;
+    back.send(json!({"type": "hello", "token": TOKENS[0]})).await;
+    assert_eq!(back.until("welcome").await["seats"], json!([0]));
+    back
+}
+
+#[tokio::test]
+async fn a_player_back_at_59_seconds_keeps_the_seat_and_plays_on() {
+    let (_db, _pool, table, mut first, mut second) = game(json!({})).await;
+    both_move(&mut first, &mut second).await;
+    first.leave().await;
+    let away = second.until("presence").await;
+    assert_eq!(away["connected"], false);
+    assert_eq!(away["away_ms"], 60_000, "everyone sees the deadline");
+    assert_eq!(snapshot(&table).await["seats"][0]["player"]["away_ms"], 60_000);
+
+    advance(59 * SECOND).await;
+    let mut back = come_back(&table, 3).await;
+    let present = second.until("presence").await;
+    assert_eq!(
+        (present["connected"].clone(), present["away_ms"].clone()),
+        (json!(true), Value::Null)
+    );
+    // Long after the grace would have ended, the game goes on.
+    advance(120 * SECOND).await;
+    assert_eq!(snapshot(&table).await["status"], "playing");
+    back.play("H9").await;
+}
+
+#[tokio::test]
+async fn at_61_seconds_the_absent_player_loses() {
+    let (_db, pool, table, mut first, mut second) = game(json!({})).await;
+    both_move(&mut first, &mut second).await;
+    first.leave().await;
+    advance(60 * SECOND - Duration::from_millis(1)).await;
+    assert_eq!(snapshot(&table).await["status"], "playing");
+    advance(SECOND).await;
+    let over = second.until("game_over").await;
+    assert_eq!(over["result"]["outcome"], "win");
+    assert_eq!(over["result"]["winners"], json!([1]));
+    assert_eq!(over["result"]["reason"], "abandoned");
+    assert_eq!(over["result"]["detail"], json!({"seat": 0, "rule": "loss_by_absence"}));
+    let (outcome, reason, detail): (String, String, Value) =
+        sqlx::query_as("SELECT outcome, reason, detail FROM results")
+            .fetch_one(&pool)
+            .await
+            .expect("stored");
+    assert_eq!((outcome.as_str(), reason.as_str()), ("win", "abandoned"));
+    assert_eq!(detail["rule"], "loss_by_absence");
+    // Coming back too late finds the game over.
+    let mut late = come_back(&table, 3).await;
+    late.send(json!({"type": "move", "move": {"at": "B2"}})).await;
+    assert_eq!(late.until("error").await["code"], "game_over");
+}
+
+#[tokio::test]
+async fn a_game_whose_player_vanishes_before_both_moved_is_aborted() {
+    let (_db, pool, _table, mut first, mut second) = game(json!({"grace_seconds": 30})).await;
+    first.play("H8").await;
+    second.leave().await;
+    advance(30 * SECOND).await;
+    let over = first.until("game_over").await;
+    assert_eq!(over["result"]["outcome"], "aborted");
+    assert_eq!(over["result"]["winners"], json!([]));
+    assert_eq!(
+        over["result"]["detail"],
+        json!({"seat": 1, "rule": "aborted_before_everyone_moved"})
+    );
+    let outcome: String = sqlx::query_scalar("SELECT outcome FROM results")
+        .fetch_one(&pool)
+        .await
+        .expect("stored");
+    assert_eq!(outcome, "aborted");
+}
+
+#[tokio::test]
+async fn a_correspondence_table_waits_for_an_absent_player() {
+    let (_db, _pool, table, mut first, mut second) =
+        game(json!({"time_control": {"kind": "correspondence", "days": 3}})).await;
+    both_move(&mut first, &mut second).await;
+    first.leave().await;
+    let away = second.until("presence").await;
+    assert_eq!(
+        (away["connected"].clone(), away["away_ms"].clone()),
+        (json!(false), Value::Null)
+    );
+    advance(Duration::from_secs(24 * 3_600)).await;
+    assert_eq!(snapshot(&table).await["status"], "playing");
+}
+
+#[tokio::test]
+async fn a_resuming_client_gets_exactly_the_missed_events_in_order() {
+    let (_db, _pool, table, mut first, mut second) = game(json!({})).await;
+    let seen = snapshot(&table).await["version"].as_u64().expect("version");
+    first.play("H8").await;
+    second.send(json!({"type": "chat", "text": "nice"})).await;
+    second.play("A1").await;
+    first.moved("A1").await;
+    let now = snapshot(&table).await["version"].as_u64().expect("version");
+
+    let (outbox, mut frames) = mpsc::channel::<Frame>(64);
+    table.join(9, outbox, Some(seen)).await.expect("join");
+    let mut versions = Vec::new();
+    let mut kinds = Vec::new();
+    loop {
+        let message: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");
+        if message["type"] == "resumed" {
+            assert_eq!(message["version"].as_u64(), Some(now));
+            break;
+        }
+        versions.push(message["version"].as_u64().expect("version"));
+        kinds.push(message["type"].as_str().expect("type").to_owned());
+    }
+    assert_eq!(
+        versions,
+        ((seen + 1)..=now).collect::<Vec<_>>(),
+        "every missed event, once, in order"
+    );
+    assert_eq!(kinds.iter().filter(|k| *k == "moved").count(), 2);
+    assert!(kinds.contains(&"chat".to_owned()));
+}
+
+#[tokio::test]
+async fn a_resume_from_too_long_ago_gets_a_snapshot() {
+    let (_db, _pool, table, _first, second) = game(json!({})).await;
+    // More events than the history keeps.
+    for n in 0..300 {
+        second.send(json!({"type": "chat", "text": format!("line {n}")})).await;
+    }
+    let (outbox, mut frames) = mpsc::channel::<Frame>(64);
+    table.join(9, outbox, Some(1)).await.expect("join");
+    let first: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");
+    assert_eq!(first["type"], "snapshot");
+    // A version the table never had (from before a restart) also gets a snapshot.
+    let (outbox, mut frames) = mpsc::channel::<Frame>(64);
+    table.join(10, outbox, Some(1_000_000)).await.expect("join");
+    let first: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");
+    assert_eq!(first["type"], "snapshot");
+}
+
+#[tokio::test]
+async fn several_tabs_of_one_player_share_the_seat_and_leaving_one_is_not_absence() {
+    let (_db, _pool, table, mut first, mut second) = game(json!({})).await;
+    let mut tab = come_back(&table, 3).await;
+    first.leave().await;
+    // The other tab still holds the seat: no presence change, no grace.
+    second.sync().await;
+    advance(120 * SECOND).await;
+    let state = snapshot(&table).await;
+    assert_eq!(state["status"], "playing");
+    assert_eq!(state["seats"][0]["player"]["connected"], true);
+    tab.play("H8").await;
+    second.moved("H8").await;
+}

@@ -21,11 +21,14 @@
 //!   (dropped at the end) created as the tests do: on `DATABASE_URL`'s server when that is
 //!   set, otherwise on a private PostgreSQL cluster in `$TMPDIR/spelbord-bench-postgres`
 //!   (or `SPELBORD_BENCH_PGDATA`), which is stopped again at the end if this run started it.
+//!   Its other settings are read as the server reads them (`config/`, then `APP__…`
+//!   variables), so `APP__DATABASE__MAX_CONNECTIONS=20` gives it a pool of 20.
 //!
 //! Everything is bounded: at most 1000 tables and 225 moves each, every read times out
-//! after 30 s, and the whole load stops after 120 s. Command-line arguments are ignored,
-//! except that without `--bench` (that is, when run by `cargo test --benches` rather than
-//! `cargo bench`) the defaults shrink to a smoke run of 2 tables × 10 moves.
+//! after 30 s, and the whole load stops after 120 s (or at Ctrl-C), after which the
+//! server is stopped and its database dropped all the same. Command-line arguments are
+//! ignored, except that without `--bench` (that is, when run by `cargo test --benches`
+//! rather than `cargo bench`) the defaults shrink to a smoke run of 2 tables × 10 moves.
 
 use std::net::{SocketAddr, ToSocketAddrs};
 use std::path::PathBuf;
@@ -47,6 +50,7 @@ use tokio::task::JoinSet;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use tokio_util::sync::CancellationToken;
+use tracing_subscriber::EnvFilter;
 
 /// Bounds and defaults of the parameters.
 const DEFAULT_TABLES: usize = 50;
@@ -71,6 +75,12 @@ type Ws = WebSocketStream<MaybeTlsStream<TcpStream>>;
 type Fallible<T> = Result<T, String>;
 
 fn main() -> ExitCode {
+    // The in-process server's warnings and errors go to stderr; `RUST_LOG` overrides
+    // (`RUST_LOG=spelbord=info` also shows connections the tables drop).
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")))
+        .with_writer(std::io::stderr)
+        .init();
     let bench_mode = std::env::args().any(|arg| arg == "--bench");
     let (default_tables, default_moves) = if bench_mode {
         (DEFAULT_TABLES, DEFAULT_MOVES)
@@ -124,14 +134,20 @@ fn main() -> ExitCode {
         .expect("the client runtime builds");
     let progress = Arc::new(AtomicUsize::new(0));
     let outcome = clients.block_on(async {
-        match tokio::time::timeout(HARD_STOP, run(addr, params, progress.clone())).await {
-            Ok(result) => result,
-            Err(_) => Err(format!(
-                "hard stop after {} s, with {} of {} moves played",
-                HARD_STOP.as_secs(),
+        let played = || {
+            format!(
+                "{} of {} moves played",
                 progress.load(Ordering::Relaxed),
-                params.tables * params.moves,
-            )),
+                params.tables * params.moves
+            )
+        };
+        // Ctrl-C ends the load but still lets the server and its database be cleaned up.
+        tokio::select! {
+            result = tokio::time::timeout(HARD_STOP, run(addr, params, progress.clone())) => match result {
+                Ok(result) => result,
+                Err(_) => Err(format!("hard stop after {} s, with {}", HARD_STOP.as_secs(), played())),
+            },
+            _ = tokio::signal::ctrl_c() => Err(format!("interrupted, with {}", played())),
         }
     });
     // Closes whatever sockets are left before the server goes away.
@@ -246,7 +262,10 @@ impl InProcessServer {
             .build()
             .expect("the server runtime builds");
         let (admin, cluster, database_host) = runtime.block_on(admin_options())?;
-        let mut settings = Settings::defaults().map_err(|err| err.to_string())?;
+        // The configuration is read as the server reads it (files, then `APP__…`
+        // variables), so e.g. `APP__DATABASE__MAX_CONNECTIONS` sizes the pool; the address,
+        // the rate limits and the database are this run's own.
+        let mut settings = Settings::load().map_err(|err| err.to_string())?;
         settings.server.host = "127.0.0.1".into();
         settings.server.port = 0;
         settings.limits.messages_per_second = BENCH_RATE;

@@ -94,7 +94,7 @@ async fn at_61_seconds_the_absent_player_loses() {
 
 #[tokio::test]
 async fn a_game_whose_player_vanishes_before_both_moved_is_aborted() {
-    let (_db, pool, _table, mut first, mut second) = game(json!({"grace_seconds": 30})).await;
+    let (_db, pool, _table, mut first, second) = game(json!({"grace_seconds": 30})).await;
     first.play("H8").await;
     second.leave().await;
     advance(30 * SECOND).await;
@@ -179,7 +179,7 @@ async fn a_resume_from_too_long_ago_gets_a_snapshot() {
 
 #[tokio::test]
 async fn several_tabs_of_one_player_share_the_seat_and_leaving_one_is_not_absence() {
-    let (_db, _pool, table, mut first, mut second) = game(json!({})).await;
+    let (_db, _pool, table, first, mut second) = game(json!({})).await;
     let mut tab = come_back(&table, 3).await;
     first.leave().await;
     // The other tab still holds the seat: no presence change, no grace.

@@ -2,6 +2,8 @@
 //! own PostgreSQL cluster, serves, and on SIGTERM shuts down and stops the cluster; with
 //! neither a URL nor PostgreSQL binaries it exits with one clear sentence.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::Duration;
@@ -124,4 +126,128 @@ async fn without_url_or_binaries_it_exits_with_one_clear_sentence() {
     let message = stderr.lines().last().unwrap_or_default();
     assert!(message.contains("install PostgreSQL"), "{stderr}");
     assert!(message.contains("DATABASE_URL"), "{stderr}");
+}
+
+/// The real binary against a test database: started, used, killed with `signal`, started
+/// again; both players reconnect with their tokens and finish the game, and every move
+/// acknowledged before the kill is there.
+async fn survives(signal: &str) {
+    let database = common::TestDb::create().await;
+    let scratch = Scratch::new();
+    let start = || {
+        let mut command = server(&scratch);
+        command.env("DATABASE_URL", database.url());
+        command.spawn().expect("start the server")
+    };
+    let mut child = start();
+    let base = listening_address(&mut child).await;
+    let created: Value = reqwest::Client::new()
+        .post(format!("{base}/api/tables"))
+        .json(&json!({"game": "gomoku", "settings": {"seating": "chosen"}}))
+        .send()
+        .await
+        .expect("POST")
+        .json()
+        .await
+        .expect("JSON");
+    let table = created["id"].as_str().expect("id").to_owned();
+    let ws = |base: &str| format!("{}/ws/tables/{table}", base.replacen("http", "ws", 1));
+    let connect = async |url: String| {
+        let (stream, _) = tokio_tungstenite::connect_async(url).await.expect("connect");
+        let mut client = common::Client::from_stream(stream);
+        assert_eq!(client.recv().await["type"], "snapshot");
+        client
+    };
+    let mut x = connect(ws(&base)).await;
+    let mut o = connect(ws(&base)).await;
+    let x_token = x.hello().await;
+    let o_token = o.hello().await;
+    x.sit(0, "X").await;
+    o.until("seated").await;
+    o.sit(1, "O").await;
+    x.until("game_started").await;
+    let x_moves = ["H8", "I8", "J8", "K8", "L8"];
+    let o_moves = ["A1", "A2", "A3", "A4"];
+    for ply in 0..4 {
+        let (mover, at) = if ply % 2 == 0 {
+            (&mut x, x_moves[ply / 2])
+        } else {
+            (&mut o, o_moves[ply / 2])
+        };
+        mover.send(json!({"type": "move", "move": {"at": at}})).await;
+        acknowledged(mover, at).await;
+    }
+
+    let pid = child.id().expect("pid").to_string();
+    let killed = Command::new("kill").args([signal, &pid]).status().await.expect("kill");
+    assert!(killed.success());
+    let status = tokio::time::timeout(STARTUP_LIMIT, child.wait())
+        .await
+        .expect("it stops")
+        .expect("status");
+    if signal == "-TERM" {
+        assert!(status.success(), "a clean exit on SIGTERM: {status:?}");
+    }
+    drop((x, o));
+
+    let mut child = start();
+    let base = listening_address(&mut child).await;
+    let mut x = connect(ws(&base)).await;
+    let mut o = connect(ws(&base)).await;
+    x.send(json!({"type": "hello", "token": x_token})).await;
+    assert_eq!(x.until("welcome").await["seats"], json!([0]));
+    o.send(json!({"type": "hello", "token": o_token})).await;
+    assert_eq!(o.until("welcome").await["seats"], json!([1]));
+    for ply in 4..9 {
+        let (mover, at) = if ply % 2 == 0 {
+            (&mut x, x_moves[ply / 2])
+        } else {
+            (&mut o, o_moves[ply / 2])
+        };
+        mover.send(json!({"type": "move", "move": {"at": at}})).await;
+        acknowledged(mover, at).await;
+    }
+    let over = o.until("game_over").await;
+    assert_eq!(
+        (over["result"]["reason"].clone(), over["result"]["winners"].clone()),
+        (json!("five_in_a_row"), json!([0]))
+    );
+
+    let pool = sqlx::PgPool::connect_with(database.options.clone())
+        .await
+        .expect("connect");
+    let stored: Vec<(i32, Value)> = sqlx::query_as("SELECT ply, payload FROM moves ORDER BY ply")
+        .fetch_all(&pool)
+        .await
+        .expect("moves");
+    let expected: Vec<(i32, Value)> = (0..9)
+        .map(|ply| {
+            let at = if ply % 2 == 0 {
+                x_moves[ply / 2]
+            } else {
+                o_moves[ply / 2]
+            };
+            (i32::try_from(ply + 1).expect("small"), json!({"at": at}))
+        })
+        .collect();
+    assert_eq!(stored, expected, "every acknowledged move, once, in order");
+    pool.close().await;
+    let pid = child.id().expect("pid").to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().await.expect("kill");
+    let _ = tokio::time::timeout(STARTUP_LIMIT, child.wait()).await;
+}
+
+/// Reads until the mover's own move comes back as `moved`.
+async fn acknowledged(client: &mut common::Client, at: &str) {
+    while client.until("moved").await["move"]["at"] != at {}
+}
+
+#[tokio::test]
+async fn a_game_survives_sigkill() {
+    survives("-KILL").await;
+}
+
+#[tokio::test]
+async fn a_game_survives_sigterm() {
+    survives("-TERM").await;
 }

@@ -86,6 +86,31 @@ impl TestDb {
 }
 
 impl TestDb {
+    /// The database as a URL, for starting the real binary against it.
+    pub fn url(&self) -> String {
+        if let Ok(server) = std::env::var("DATABASE_URL") {
+            let (base, query) = server.split_once('?').map_or((server.as_str(), ""), |(b, q)| (b, q));
+            let base = base.rsplit_once('/').map_or(base, |(server, _)| server);
+            let query = if query.is_empty() {
+                String::new()
+            } else {
+                format!("?{query}")
+            };
+            return format!("{base}/{}{query}", self.name);
+        }
+        let socket = self
+            .options
+            .get_socket()
+            .map(|dir| format!("?host={}", dir.display()))
+            .unwrap_or_default();
+        format!(
+            "postgres://{}@localhost:{}/{}{socket}",
+            self.options.get_username(),
+            self.options.get_port(),
+            self.name
+        )
+    }
+
     /// Stands in for a database that moved elsewhere; dropping it does nothing.
     fn placeholder() -> TestDb {
         TestDb {

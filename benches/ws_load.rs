@@ -261,7 +261,6 @@ impl InProcessServer {
             .enable_all()
             .build()
             .expect("the server runtime builds");
-        let (admin, cluster, database_host) = runtime.block_on(admin_options())?;
         // The configuration is read as the server reads it (files, then `APP__…`
         // variables), so e.g. `APP__DATABASE__MAX_CONNECTIONS` sizes the pool; the address,
         // the rate limits and the database are this run's own.
@@ -270,6 +269,7 @@ impl InProcessServer {
         settings.server.port = 0;
         settings.limits.messages_per_second = BENCH_RATE;
         settings.limits.message_burst = BENCH_RATE;
+        let (admin, cluster, database_host) = runtime.block_on(admin_options())?;
         let mut server = InProcessServer {
             runtime,
             admin,

@@ -51,6 +51,20 @@ pub enum ClientMsg {
     Chat {
         text: String,
     },
+    /// A line to the sender's partners only (team games).
+    TeamChat {
+        text: String,
+    },
+    /// Queues a move to be played the instant it is this seat's turn.
+    Premove {
+        seat: Option<Seat>,
+        #[serde(rename = "move")]
+        payload: Value,
+    },
+    /// Withdraws a queued premove.
+    CancelPremove {
+        seat: Option<Seat>,
+    },
     /// Asks for a `pong` (an application-level liveness check).
     Ping,
 }
@@ -66,6 +80,9 @@ pub const CLIENT_TYPES: &[&str] = &[
     "accept_draw",
     "decline_draw",
     "chat",
+    "team_chat",
+    "premove",
+    "cancel_premove",
     "ping",
 ];
 
@@ -173,6 +190,12 @@ pub enum ErrorCode {
     BadChat,
     /// The server could not store the change; nothing changed. Try again.
     StorageUnavailable,
+    /// Team chat at a table where the sender has no partner.
+    NoPartner,
+    /// A premove sent when it is already this seat's turn: send it as a move.
+    YourTurn,
+    /// There is no premove to cancel.
+    NoPremove,
 }
 
 /// A seat as everyone sees it.
@@ -253,8 +276,10 @@ pub struct TableSnapshot {
     pub moves: Vec<MoveView>,
     /// Seats whose turn it is.
     pub to_move: Vec<Seat>,
-    /// The seat with a standing draw offer.
+    /// The seat that offered the standing draw offer.
     pub draw_offer: Option<Seat>,
+    /// Every seat that agrees to the standing offer (the game is drawn when all do).
+    pub draw_agreed: Vec<Seat>,
     pub result: Option<ResultView>,
     /// The clocks, `null` for an untimed table or before the first game.
     pub clocks: Option<ClockView>,
@@ -338,6 +363,35 @@ pub enum ServerMsg {
         seat: Seat,
         name: String,
         text: String,
+    },
+    /// To the sender's team only; carries the current version without raising it.
+    TeamChat {
+        version: u64,
+        seat: Seat,
+        name: String,
+        text: String,
+    },
+    /// To the player only: their premove is queued (replacing any earlier one).
+    PremoveSet {
+        version: u64,
+        seat: Seat,
+        #[serde(rename = "move")]
+        payload: Value,
+    },
+    /// To the player only: their premove is withdrawn.
+    PremoveCancelled {
+        version: u64,
+        seat: Seat,
+    },
+    /// To the player only: their premove was not legal when its turn came, so it was
+    /// dropped; `rule` says why.
+    PremoveDiscarded {
+        version: u64,
+        seat: Seat,
+        code: ErrorCode,
+        message: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rule: Option<&'static str>,
     },
     Error {
         version: u64,

@@ -387,6 +387,14 @@ fn play_as<G: Rules>(
     Ok((played, encode(&mv)))
 }
 
+/// Whether `payload` reads as a move of `G` (the game value only picks the type).
+fn decodes<G: Rules>(_game: &G, id: &'static str, payload: &Value) -> Result<(), BadMove> {
+    G::Move::deserialize(payload).map(drop).map_err(|err| BadMove {
+        game: id,
+        detail: err.to_string(),
+    })
+}
+
 /// Why a move payload was not played.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum MoveError {
@@ -410,6 +418,12 @@ impl AnyGame {
     pub fn play_json(&mut self, seat: Seat, payload: &Value) -> Result<(Played, Value), MoveError> {
         let id = self.kind().id();
         with_game!(self, game => play_as(game, id, seat, payload))
+    }
+
+    /// Checks that a payload reads as a move of this game (not whether it is legal now).
+    pub fn check_payload(&self, payload: &Value) -> Result<(), BadMove> {
+        let id = self.kind().id();
+        with_game!(self, game => decodes(game, id, payload))
     }
 
     pub fn active_seats(&self) -> SeatSet {

@@ -5,6 +5,9 @@
 //! in memory and tell everyone. A change the store refuses is answered with
 //! `storage_unavailable` and leaves the table as it was.
 
+mod chat;
+mod draws;
+mod premove;
 mod presence;
 mod restore;
 
@@ -94,7 +97,9 @@ struct CurrentGame {
     number: u32,
     game: AnyGame,
     moves: Vec<MoveView>,
-    draw_offer: Option<Seat>,
+    /// The seats that agree to a draw, in the order they did (the first offered); the
+    /// game is drawn when every seat agrees.
+    draw_agreed: Vec<Seat>,
     /// `None` for an untimed table.
     clocks: Option<Clocks>,
 }
@@ -129,6 +134,8 @@ pub struct TableActor {
     current: Option<CurrentGame>,
     /// The starting position shown before the first game starts.
     preview: AnyGame,
+    /// Each seat's queued premove (private to its player until played).
+    premoves: Vec<Option<Value>>,
     /// Not before this instant may a fallen flag or an expired grace be handled again
     /// (its result could not be stored on the last attempt).
     retry_at: Option<Instant>,
@@ -149,6 +156,7 @@ impl TableActor {
             shared_version: Arc::new(AtomicU64::new(0)),
             seats: Seats::new(seat_count),
             history: History::default(),
+            premoves: vec![None; seat_count],
             announced_presence: vec![false; seat_count],
             away: vec![None; seat_count],
             announced_spectators: 0,
@@ -266,6 +274,9 @@ impl TableActor {
             ClientMsg::AcceptDraw { seat } => self.accept_draw(conn, seat).await,
             ClientMsg::DeclineDraw { seat } => self.decline_draw(conn, seat),
             ClientMsg::Chat { text } => self.chat(conn, text),
+            ClientMsg::TeamChat { text } => self.team_chat(conn, text),
+            ClientMsg::Premove { seat, payload } => self.premove(conn, seat, payload),
+            ClientMsg::CancelPremove { seat } => self.cancel_premove(conn, seat),
         }
     }
 
@@ -499,6 +510,7 @@ impl TableActor {
             clocks,
         } = start;
         self.seats = seats;
+        self.premoves = vec![None; self.seats.count()];
         let game = self.settings.game.new_game();
         let state = game.view();
         let to_move: Vec<Seat> = game.active_seats().iter().collect();
@@ -508,7 +520,7 @@ impl TableActor {
             number,
             game,
             moves: Vec::new(),
-            draw_offer: None,
+            draw_agreed: Vec::new(),
             clocks,
         });
         // Seats may have been redrawn; `game_started` carries each seat's presence.
@@ -561,6 +573,13 @@ impl TableActor {
         think: Option<Duration>,
     ) -> Result<(), Refusal> {
         let seat = self.acting_seat(conn, seat)?;
+        self.apply_move(seat, payload, think).await?;
+        self.run_premoves().await;
+        Ok(())
+    }
+
+    /// Plays a move for `seat`: checked by the rules, stored, then applied and announced.
+    async fn apply_move(&mut self, seat: Seat, payload: &Value, think: Option<Duration>) -> Result<(), Refusal> {
         let current = self.playing()?;
         if !current.game.active_seats().contains(seat) {
             return Err(Refusal::new(ErrorCode::NotYourTurn, "It is not your turn."));
@@ -600,10 +619,8 @@ impl TableActor {
             .await
             .map_err(Refusal::storage)?;
 
-        let team = self.settings.game.team_of(seat);
-        let offer_lapses = current
-            .draw_offer
-            .is_some_and(|offerer| self.settings.game.team_of(offerer) != team);
+        // A draw offer lapses when a player who has not agreed to it moves.
+        let offer_lapses = !current.draw_agreed.is_empty() && !current.draw_agreed.contains(&seat);
         let state = next.view();
         let to_move: Vec<Seat> = next.active_seats().iter().collect();
         let finished = next.outcome().map(ResultView::from);
@@ -617,7 +634,7 @@ impl TableActor {
                 payload: normalised.clone(),
             });
             if offer_lapses {
-                current.draw_offer = None;
+                current.draw_agreed.clear();
             }
         }
         self.event(|version| ServerMsg::Moved {
@@ -660,7 +677,7 @@ impl TableActor {
         let clock_view = clocks.as_ref().map(|clocks| clocks.view(now));
         if let Some(current) = self.current.as_mut() {
             current.game.finish(outcome);
-            current.draw_offer = None;
+            current.draw_agreed.clear();
             current.clocks = clocks;
         }
         self.event(|version| ServerMsg::GameOver {
@@ -730,80 +747,6 @@ impl TableActor {
         self.end_game(outcome).await
     }
 
-    /// The standing offer made by the other team, if any.
-    fn offer_from_opponent(&self, seat: Seat) -> Result<Seat, Refusal> {
-        let current = self.playing()?;
-        let team = self.settings.game.team_of(seat);
-        current
-            .draw_offer
-            .filter(|offerer| self.settings.game.team_of(*offerer) != team)
-            .ok_or_else(|| Refusal::new(ErrorCode::NoDrawOffer, "Your opponent has not offered a draw."))
-    }
-
-    async fn offer_draw(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
-        let seat = self.acting_seat(conn, seat)?;
-        let current = self.playing()?;
-        // Offering when the opponent already offered is agreeing.
-        if self.offer_from_opponent(seat).is_ok() {
-            return self.end_game(Outcome::draw(EndReason::DrawAgreed)).await;
-        }
-        if current.draw_offer.is_some() {
-            return Err(Refusal::new(
-                ErrorCode::DrawAlreadyOffered,
-                "You have already offered a draw.",
-            ));
-        }
-        if let Some(current) = self.current.as_mut() {
-            current.draw_offer = Some(seat);
-        }
-        self.event(|version| ServerMsg::DrawOffered { version, seat });
-        Ok(())
-    }
-
-    async fn accept_draw(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
-        let seat = self.acting_seat(conn, seat)?;
-        self.offer_from_opponent(seat)?;
-        self.end_game(Outcome::draw(EndReason::DrawAgreed)).await
-    }
-
-    fn decline_draw(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
-        let seat = self.acting_seat(conn, seat)?;
-        self.offer_from_opponent(seat)?;
-        if let Some(current) = self.current.as_mut() {
-            current.draw_offer = None;
-        }
-        self.event(|version| ServerMsg::DrawDeclined { version, seat });
-        Ok(())
-    }
-
-    fn chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
-        let seat = self.acting_seat(conn, None).or_else(|refusal| match refusal.code {
-            // A player in several seats speaks as the first of them.
-            ErrorCode::SeatRequired => self
-                .conns
-                .get(&conn)
-                .and_then(|c| c.key)
-                .and_then(|key| self.seats.held_by(&key).first().copied())
-                .ok_or(refusal),
-            _ => Err(refusal),
-        })?;
-        let text = text.trim().to_owned();
-        if text.is_empty() || text.chars().count() > self.limits.chat_max_chars {
-            return Err(Refusal::new(
-                ErrorCode::BadChat,
-                format!("A chat message is 1 to {} characters.", self.limits.chat_max_chars),
-            ));
-        }
-        let name = self.seats.holder(seat).map(|h| h.name.clone()).unwrap_or_default();
-        self.event(|version| ServerMsg::Chat {
-            version,
-            seat,
-            name,
-            text,
-        });
-        Ok(())
-    }
-
     // ----- views and delivery -----
 
     fn seat_views(&self) -> Vec<SeatView> {
@@ -843,7 +786,14 @@ impl TableActor {
             } else {
                 Vec::new()
             },
-            draw_offer: self.current.as_ref().and_then(|current| current.draw_offer),
+            draw_offer: self
+                .current
+                .as_ref()
+                .and_then(|current| current.draw_agreed.first().copied()),
+            draw_agreed: self
+                .current
+                .as_ref()
+                .map_or_else(Vec::new, |current| current.draw_agreed.clone()),
             result: game.outcome().map(ResultView::from),
             clocks: self
                 .current
@@ -883,13 +833,15 @@ impl TableActor {
         self.shared_version.store(self.version, Ordering::Release);
         let frame = Frame::from(build(self.version).to_text());
         self.history.push(self.version, frame.clone());
-        let slow: Vec<ConnId> = self
+        let failed: Vec<(ConnId, bool)> = self
             .conns
             .iter()
-            .filter(|(_, conn)| conn.outbox.try_send(frame.clone()).is_err())
-            .map(|(id, _)| *id)
+            .filter_map(|(id, conn)| match conn.outbox.try_send(frame.clone()) {
+                Ok(()) => None,
+                Err(err) => Some((*id, matches!(err, mpsc::error::TrySendError::Full(_)))),
+            })
             .collect();
-        self.drop_conns(&slow);
+        self.drop_conns(&failed);
     }
 
     fn send_to(&mut self, conn: ConnId, msg: &ServerMsg) {
@@ -902,21 +854,24 @@ impl TableActor {
         let Some(entry) = self.conns.get(&conn) else {
             return false;
         };
-        if entry.outbox.try_send(frame).is_err() {
-            self.drop_conns(&[conn]);
-            return false;
+        match entry.outbox.try_send(frame) {
+            Ok(()) => true,
+            Err(err) => {
+                self.drop_conns(&[(conn, matches!(err, mpsc::error::TrySendError::Full(_)))]);
+                false
+            }
         }
-        true
     }
 
     /// Forgets connections that are gone or too slow to keep up; dropping their outbox
-    /// tells their tasks to close them.
-    fn drop_conns(&mut self, conns: &[ConnId]) {
+    /// tells their tasks to close them. Each comes with whether its queue was full (a
+    /// client too slow to read) rather than closed (its task already ended).
+    fn drop_conns(&mut self, conns: &[(ConnId, bool)]) {
         if conns.is_empty() {
             return;
         }
-        for conn in conns {
-            if self.conns.remove(conn).is_some() {
+        for (conn, full) in conns {
+            if self.conns.remove(conn).is_some() && *full {
                 tracing::info!(table = %self.id, conn, "dropped a connection that could not keep up");
             }
         }

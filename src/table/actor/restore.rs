@@ -109,7 +109,7 @@ impl TableActor {
             number: row.number,
             game,
             moves,
-            draw_offer: None,
+            draw_agreed: Vec::new(),
             clocks,
         })
     }

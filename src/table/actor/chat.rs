@@ -1,0 +1,90 @@
+//! Chat: lines to the whole table from seated players, and team lines that only the
+//! sender's partners receive (Bughouse). Spectators read table chat but do not write.
+
+use super::{Refusal, TableActor};
+use crate::games::Seat;
+use crate::protocol::{ErrorCode, ServerMsg};
+use crate::table::msg::ConnId;
+
+impl TableActor {
+    /// The seat a connection speaks as: its only seat, or the first of several.
+    fn speaker(&self, conn: ConnId) -> Result<Seat, Refusal> {
+        self.acting_seat(conn, None).or_else(|refusal| match refusal.code {
+            ErrorCode::SeatRequired => self
+                .conns
+                .get(&conn)
+                .and_then(|c| c.key)
+                .and_then(|key| self.seats.held_by(&key).first().copied())
+                .ok_or(refusal),
+            _ => Err(refusal),
+        })
+    }
+
+    fn chat_text(&self, text: String) -> Result<String, Refusal> {
+        let text = text.trim().to_owned();
+        if text.is_empty() || text.chars().count() > self.limits.chat_max_chars {
+            return Err(Refusal::new(
+                ErrorCode::BadChat,
+                format!("A chat message is 1 to {} characters.", self.limits.chat_max_chars),
+            ));
+        }
+        Ok(text)
+    }
+
+    pub(super) fn chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
+        let seat = self.speaker(conn)?;
+        let text = self.chat_text(text)?;
+        let name = self.seats.holder(seat).map(|h| h.name.clone()).unwrap_or_default();
+        self.event(|version| ServerMsg::Chat {
+            version,
+            seat,
+            name,
+            text,
+        });
+        Ok(())
+    }
+
+    /// Sends a line to every connection of the players on the sender's team. It is not a
+    /// table event: no version is raised and it is not kept for resuming.
+    pub(super) fn team_chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
+        let seat = self.speaker(conn)?;
+        let team = self.settings.game.team_of(seat);
+        let team_seats: Vec<Seat> = self
+            .seats
+            .iter()
+            .map(|(other, _)| other)
+            .filter(|other| self.settings.game.team_of(*other) == team)
+            .collect();
+        if team_seats.len() < 2 {
+            return Err(Refusal::new(ErrorCode::NoPartner, "You have no partner at this table."));
+        }
+        let text = self.chat_text(text)?;
+        let name = self.seats.holder(seat).map(|h| h.name.clone()).unwrap_or_default();
+        let message = ServerMsg::TeamChat {
+            version: self.version,
+            seat,
+            name,
+            text,
+        };
+        for other in team_seats {
+            self.send_to_seat(other, &message);
+        }
+        Ok(())
+    }
+
+    /// Sends a private message to every connection of the player holding `seat`.
+    pub(super) fn send_to_seat(&mut self, seat: Seat, message: &ServerMsg) {
+        let Some(key) = self.seats.holder(seat).map(|holder| holder.key) else {
+            return;
+        };
+        let conns: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, conn)| conn.key == Some(key))
+            .map(|(id, _)| *id)
+            .collect();
+        for conn in conns {
+            self.send_to(conn, message);
+        }
+    }
+}

@@ -67,6 +67,7 @@ async fn the_flag_falls_exactly_at_zero_and_not_a_millisecond_before() {
     let over = t.o.until("game_over").await;
     assert_eq!(over["result"]["reason"], "time");
     assert_eq!(over["result"]["winners"], json!([1]));
+    assert_eq!(over["result"]["detail"], json!({"seat": 0, "role": "X"}));
     assert_eq!(over["clocks"]["remaining_ms"], json!([0, 60_000]));
     assert_eq!(over["clocks"]["running"], json!([]));
     assert_eq!(t.x.until("game_over").await, over);

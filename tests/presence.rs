@@ -78,7 +78,10 @@ async fn at_61_seconds_the_absent_player_loses() {
     assert_eq!(over["result"]["outcome"], "win");
     assert_eq!(over["result"]["winners"], json!([1]));
     assert_eq!(over["result"]["reason"], "abandoned");
-    assert_eq!(over["result"]["detail"], json!({"seat": 0, "rule": "loss_by_absence"}));
+    assert_eq!(
+        over["result"]["detail"],
+        json!({"seat": 0, "role": "X", "rule": "loss_by_absence"})
+    );
     let (outcome, reason, detail): (String, String, Value) =
         sqlx::query_as("SELECT outcome, reason, detail FROM results")
             .fetch_one(&pool)
@@ -103,7 +106,7 @@ async fn a_game_whose_player_vanishes_before_both_moved_is_aborted() {
     assert_eq!(over["result"]["winners"], json!([]));
     assert_eq!(
         over["result"]["detail"],
-        json!({"seat": 1, "rule": "aborted_before_everyone_moved"})
+        json!({"seat": 1, "role": "O", "rule": "aborted_before_everyone_moved"})
     );
     let outcome: String = sqlx::query_scalar("SELECT outcome FROM results")
         .fetch_one(&pool)

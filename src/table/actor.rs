@@ -714,7 +714,11 @@ impl TableActor {
             .and_then(|current| current.clocks.as_ref())
             .and_then(|clocks| clocks.flagged(now));
         let outcome = match flagged {
-            Some(seat) => Some(Outcome::win(self.opponents_of(seat), EndReason::Time)),
+            Some(seat) => Some(Outcome {
+                // Which clock fell, by seat and role (a Bughouse role names the board).
+                detail: serde_json::json!({"seat": seat, "role": self.role_of(seat)}),
+                ..Outcome::win(self.opponents_of(seat), EndReason::Time)
+            }),
             None => self.absence_outcome(now),
         };
         let Some(outcome) = outcome else { return };
@@ -728,6 +732,16 @@ impl TableActor {
                 self.retry_at = Some(now + TIMER_RETRY);
             }
         }
+    }
+
+    /// The name of a seat's role (`X`, `black`, `A-white`, ...).
+    fn role_of(&self, seat: Seat) -> &'static str {
+        self.settings
+            .game
+            .seat_roles()
+            .get(usize::from(seat))
+            .copied()
+            .unwrap_or("")
     }
 
     /// Every seat not on `seat`'s team.

@@ -103,14 +103,14 @@ impl TableActor {
             .all(|(seat, _)| current.moves.iter().any(|mv| mv.seat == seat));
         Some(if everyone_moved {
             Outcome {
-                detail: json!({"seat": seat, "rule": "loss_by_absence"}),
+                detail: json!({"seat": seat, "role": self.role_of(seat), "rule": "loss_by_absence"}),
                 ..Outcome::win(self.opponents_of(seat), EndReason::Abandoned)
             }
         } else {
             Outcome {
                 result: GameResult::Aborted,
                 reason: EndReason::Abandoned,
-                detail: json!({"seat": seat, "rule": "aborted_before_everyone_moved"}),
+                detail: json!({"seat": seat, "role": self.role_of(seat), "rule": "aborted_before_everyone_moved"}),
             }
         })
     }

@@ -22,7 +22,8 @@ struct Cli {
 enum Command {
     /// Run the server (the default).
     Serve,
-    /// Count move sequences (Lines of Action) or distinct turn results (Krux) to a depth.
+    /// Count move sequences (Lines of Action, one Bughouse board) or distinct turn results
+    /// (Krux) to a depth.
     Perft {
         game: PerftGame,
         #[arg(long, default_value_t = 1)]
@@ -37,6 +38,7 @@ enum Command {
 enum PerftGame {
     LinesOfAction,
     Krux,
+    Bughouse,
 }
 
 fn main() -> ExitCode {
@@ -47,6 +49,7 @@ fn main() -> ExitCode {
             let game = match game {
                 PerftGame::LinesOfAction => GameKind::LinesOfAction,
                 PerftGame::Krux => GameKind::Krux,
+                PerftGame::Bughouse => GameKind::Bughouse,
             };
             match spelbord::perft::perft(game, depth, position.as_deref()) {
                 Ok(count) => {

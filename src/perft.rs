@@ -5,10 +5,17 @@
 //!   `docs/rules/lines-of-action.md`).
 //! - Krux: the number of distinct positions reachable in N complete turns, each counted
 //!   once however many part orders reach it (see `docs/rules/krux.md`).
+//! - Bughouse: one board's count of move sequences, in which captured pieces leave the
+//!   board (pockets change only by drops; see `docs/rules/bughouse.md`). The position is
+//!   a FEN with a `[pocket]`.
 
+use crate::games::bughouse;
 use crate::games::krux::{self, Krux};
 use crate::games::lines_of_action::{self, LinesOfAction};
 use crate::games::{GameKind, Rules};
+
+/// The chess start with empty pockets.
+const BUGHOUSE_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1";
 
 /// A perft request that cannot run.
 #[derive(Debug, thiserror::Error)]
@@ -38,6 +45,10 @@ pub fn perft(game: GameKind, depth: u32, position: Option<&str>) -> Result<u64, 
             };
             Ok(krux::perft(&start, depth))
         }
+        GameKind::Bughouse => {
+            let fen = position.unwrap_or(BUGHOUSE_START);
+            bughouse::perft(fen, depth).map_err(|err| PerftError::Position(err.to_string()))
+        }
         GameKind::Gomoku => Err(PerftError::Unsupported("gomoku")),
     }
 }
@@ -51,6 +62,7 @@ mod tests {
         assert_eq!(perft(GameKind::LinesOfAction, 1, None).unwrap(), 36);
         assert_eq!(perft(GameKind::Krux, 1, None).unwrap(), 2132);
         assert_eq!(perft(GameKind::LinesOfAction, 0, None).unwrap(), 1);
+        assert_eq!(perft(GameKind::Bughouse, 3, None).unwrap(), 8902);
     }
 
     #[test]

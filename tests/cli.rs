@@ -43,3 +43,10 @@ fn an_invalid_position_is_refused_with_the_reason() {
     assert!(!ok && out.is_empty(), "{out}");
     assert!(err.starts_with("spelbord perft: invalid position"), "{err}");
 }
+
+#[test]
+fn bughouse_one_board_with_pockets() {
+    assert_eq!(perft(&["bughouse", "--depth", "2"]).1, "400");
+    let fen = "4k3/2p5/8/3p4/4P3/2N5/8/4K3[Nb] w - - 0 1";
+    assert_eq!(perft(&["bughouse", "--depth", "2", "--position", fen]).1, "4553");
+}

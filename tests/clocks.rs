@@ -161,3 +161,70 @@ async fn reported_think_time_earns_lag_credit_up_to_the_quota() {
     let moved = t.o.moved("A1").await;
     assert_eq!(moved["clocks"]["remaining_ms"], json!([57_100, 59_500]));
 }
+
+/// A started Bughouse match (3 minutes each by default), time paused from before the start.
+async fn bughouse_match(time_control: Option<Value>) -> (common::TestDb, TableHandle, Vec<Seat>) {
+    let database = common::TestDb::create().await;
+    let store = paused_store(&database).await;
+    tokio::time::pause();
+    let tables = tables(store);
+    let mut settings = json!({"seating": "chosen"});
+    if let Some(control) = time_control {
+        settings["time_control"] = control;
+    }
+    let settings = spelbord::table::TableSettings::read("bughouse", Some(settings)).expect("valid");
+    let table = tables.create(settings).await.expect("created");
+    let mut players = Vec::new();
+    for seat in 0..4u8 {
+        let mut player = Seat::join(&table, u64::from(seat) + 1).await;
+        player.send(json!({"type": "sit", "seat": seat})).await;
+        player.until("seated").await;
+        players.push(player);
+    }
+    for player in &mut players {
+        player.until("game_started").await;
+    }
+    (database, table, players)
+}
+
+#[tokio::test]
+async fn bughouse_runs_two_clocks_at_once_and_a_flag_on_one_board_ends_the_match() {
+    let (_db, table, mut players) = bughouse_match(None).await;
+    advance(Duration::from_secs(10)).await;
+    players[0].send(json!({"type": "move", "move": {"uci": "e2e4"}})).await;
+    let moved = players[0].until("moved").await;
+    // A-white stopped at 170 s; A-black's clock started; B-white's has run all along.
+    assert_eq!(
+        moved["clocks"]["remaining_ms"],
+        json!([170_000, 180_000, 170_000, 180_000])
+    );
+    assert_eq!(moved["clocks"]["running"], json!([1, 2]));
+    // B-white never moves: its flag falls at 180 s exactly, with no message from anyone.
+    advance(Duration::from_secs(170) - MS).await;
+    assert_eq!(status(&table).await.0, "playing");
+    advance(MS).await;
+    let over = players[3].until("game_over").await;
+    assert_eq!(over["result"]["reason"], "time");
+    assert_eq!(
+        over["result"]["winners"],
+        json!([0, 3]),
+        "B-white's team loses on both boards"
+    );
+    assert_eq!(over["result"]["detail"], json!({"seat": 2, "role": "B-white"}));
+}
+
+#[tokio::test]
+async fn bughouse_increment_is_applied_per_board() {
+    let (_db, _table, mut players) = bughouse_match(Some(
+        json!({"kind": "fischer", "base_seconds": 120, "increment_seconds": 2}),
+    ))
+    .await;
+    advance(Duration::from_secs(5)).await;
+    players[2].send(json!({"type": "move", "move": {"uci": "d2d4"}})).await;
+    let moved = players[2].until("moved").await;
+    assert_eq!(
+        moved["clocks"]["remaining_ms"],
+        json!([115_000, 120_000, 117_000, 120_000])
+    );
+    assert_eq!(moved["clocks"]["running"], json!([0, 3]));
+}

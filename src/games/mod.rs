@@ -12,6 +12,7 @@
 //! - multi-part turns (Krux): a `Move` may be one part of a turn, and [`Played::turn_over`]
 //!   says whether the turn passed on.
 
+pub mod bughouse;
 pub mod gomoku;
 pub mod krux;
 pub mod lines_of_action;
@@ -33,11 +34,17 @@ pub enum GameKind {
     Gomoku,
     LinesOfAction,
     Krux,
+    Bughouse,
 }
 
 impl GameKind {
     /// Every game the server knows, for error messages.
-    pub const ALL: &'static [GameKind] = &[GameKind::Gomoku, GameKind::LinesOfAction, GameKind::Krux];
+    pub const ALL: &'static [GameKind] = &[
+        GameKind::Gomoku,
+        GameKind::LinesOfAction,
+        GameKind::Krux,
+        GameKind::Bughouse,
+    ];
 
     /// The game id used on the wire and in the database.
     pub fn id(self) -> &'static str {
@@ -45,6 +52,7 @@ impl GameKind {
             GameKind::Gomoku => "gomoku",
             GameKind::LinesOfAction => "lines-of-action",
             GameKind::Krux => "krux",
+            GameKind::Bughouse => "bughouse",
         }
     }
 
@@ -116,6 +124,10 @@ pub enum EndReason {
     Abandoned,
     /// The game was stopped without a result (never a loss).
     Aborted,
+    /// Bughouse: a king was mated on one board (no legal move or drop and no drop could block).
+    Checkmate,
+    /// Bughouse: on both boards the player to move has no legal move or drop.
+    NoPlayerCanMove,
 }
 
 impl EndReason {
@@ -134,6 +146,8 @@ impl EndReason {
             EndReason::Time => "time",
             EndReason::Abandoned => "abandoned",
             EndReason::Aborted => "aborted",
+            EndReason::Checkmate => "checkmate",
+            EndReason::NoPlayerCanMove => "no_player_can_move",
         }
     }
 }
@@ -271,6 +285,7 @@ pub enum AnyGame {
     Gomoku(gomoku::Gomoku),
     LinesOfAction(lines_of_action::LinesOfAction),
     Krux(krux::Krux),
+    Bughouse(bughouse::Bughouse),
 }
 
 /// The validated settings of any game.
@@ -280,6 +295,7 @@ pub enum AnySettings {
     Gomoku(gomoku::GomokuSettings),
     LinesOfAction(lines_of_action::LoaSettings),
     Krux(krux::KruxSettings),
+    Bughouse(bughouse::BughouseSettings),
 }
 
 /// Runs `$body` with `$game` bound to the game inside an [`AnyGame`], whatever its kind.
@@ -289,6 +305,7 @@ macro_rules! with_game {
             AnyGame::Gomoku($game) => $body,
             AnyGame::LinesOfAction($game) => $body,
             AnyGame::Krux($game) => $body,
+            AnyGame::Bughouse($game) => $body,
         }
     };
 }
@@ -308,6 +325,10 @@ macro_rules! with_settings {
             }
             AnySettings::Krux($settings) => {
                 type $rules = krux::Krux;
+                $body
+            }
+            AnySettings::Bughouse($settings) => {
+                type $rules = bughouse::Bughouse;
                 $body
             }
         }
@@ -331,6 +352,7 @@ impl AnySettings {
                 lines_of_action::LinesOfAction::read_settings(reader).map(AnySettings::LinesOfAction)
             }
             GameKind::Krux => krux::Krux::read_settings(reader).map(AnySettings::Krux),
+            GameKind::Bughouse => bughouse::Bughouse::read_settings(reader).map(AnySettings::Bughouse),
         }
     }
 
@@ -339,6 +361,7 @@ impl AnySettings {
             AnySettings::Gomoku(_) => GameKind::Gomoku,
             AnySettings::LinesOfAction(_) => GameKind::LinesOfAction,
             AnySettings::Krux(_) => GameKind::Krux,
+            AnySettings::Bughouse(_) => GameKind::Bughouse,
         }
     }
 
@@ -362,6 +385,7 @@ impl AnySettings {
                 AnyGame::LinesOfAction(lines_of_action::LinesOfAction::new(settings))
             }
             AnySettings::Krux(settings) => AnyGame::Krux(krux::Krux::new(settings)),
+            AnySettings::Bughouse(settings) => AnyGame::Bughouse(bughouse::Bughouse::new(settings)),
         }
     }
 }
@@ -410,6 +434,7 @@ impl AnyGame {
             AnyGame::Gomoku(_) => GameKind::Gomoku,
             AnyGame::LinesOfAction(_) => GameKind::LinesOfAction,
             AnyGame::Krux(_) => GameKind::Krux,
+            AnyGame::Bughouse(_) => GameKind::Bughouse,
         }
     }
 

@@ -46,6 +46,11 @@ impl OnAbsence {
     }
 }
 
+/// Bughouse's clock when the host chooses none: 3 minutes per player.
+pub const BUGHOUSE_DEFAULT_CLOCK: TimeControl = TimeControl::SuddenDeath {
+    base: Duration::from_secs(180),
+};
+
 /// The reconnect grace when the host sets none: 60 seconds.
 pub const DEFAULT_GRACE_SECONDS: u64 = 60;
 /// Shortest and longest reconnect grace a host may set.
@@ -77,7 +82,20 @@ impl TableSettings {
             "chosen" => Seating::Chosen,
             _ => Seating::Random,
         };
-        let time_control = TimeControl::read(reader.take("time_control")?)?;
+        let time_control = match (kind, reader.take::<Value>("time_control")?) {
+            // Bughouse is always timed: 3 minutes each unless the host chooses otherwise.
+            (GameKind::Bughouse, None) => BUGHOUSE_DEFAULT_CLOCK,
+            (GameKind::Bughouse, Some(value)) => match TimeControl::read(Some(value))? {
+                TimeControl::None => {
+                    return Err(SettingError::new(
+                        "settings.time_control",
+                        "Bughouse is always timed; choose a clock or leave it out for 3 minutes each",
+                    ));
+                }
+                control => control,
+            },
+            (_, value) => TimeControl::read(value)?,
+        };
         let grace_seconds = match reader.take::<Value>("grace_seconds")? {
             None => DEFAULT_GRACE_SECONDS,
             Some(value) => value.as_u64().filter(|n| GRACE_SECONDS.contains(n)).ok_or_else(|| {
@@ -212,5 +230,30 @@ mod absence_tests {
         )
         .unwrap();
         assert_eq!(strict.on_absence, OnAbsence::Loss);
+    }
+}
+
+#[cfg(test)]
+mod bughouse_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bughouse_is_always_timed_three_minutes_by_default() {
+        let settings = TableSettings::read("bughouse", None).unwrap();
+        assert_eq!(settings.time_control, BUGHOUSE_DEFAULT_CLOCK);
+        assert_eq!(
+            settings.to_json()["time_control"],
+            json!({"kind": "sudden_death", "base_seconds": 180})
+        );
+        let err = TableSettings::read("bughouse", Some(json!({"time_control": {"kind": "none"}}))).unwrap_err();
+        assert_eq!(err.field, "settings.time_control");
+        let fischer = TableSettings::read(
+            "bughouse",
+            Some(json!({"time_control": {"kind": "fischer", "base_seconds": 120, "increment_seconds": 2}})),
+        )
+        .unwrap();
+        assert_eq!(fischer.time_control.increment(), Duration::from_secs(2));
+        assert_eq!(fischer.game.seat_roles(), ["A-white", "A-black", "B-white", "B-black"]);
     }
 }

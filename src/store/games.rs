@@ -88,26 +88,30 @@ impl Store {
         mv: MoveRecord<'_>,
         result: Option<ResultRecord<'_>>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool().begin().await?;
         let clocks: Option<Vec<i64>> = mv
             .clocks_ms
             .map(|clocks| clocks.iter().map(|ms| i64::try_from(*ms).unwrap_or(i64::MAX)).collect());
-        sqlx::query("INSERT INTO moves (game_id, ply, seat, payload, clocks_ms) VALUES ($1, $2, $3, $4, $5)")
-            .bind(game_id)
-            .bind(count(mv.ply))
-            .bind(i16::from(mv.seat))
-            .bind(mv.payload)
-            .bind(clocks)
-            .execute(&mut *tx)
-            .await?;
-        sqlx::query("UPDATE games SET deadline = $2 WHERE id = $1")
-            .bind(game_id)
-            .bind(mv.deadline)
-            .execute(&mut *tx)
-            .await?;
-        if let Some(result) = result {
-            insert_result(&mut tx, game_id, result).await?;
-        }
+        // One statement (so one round trip, atomic by itself): the move and the game's
+        // new deadline.
+        let insert = sqlx::query(
+            "WITH moved AS (
+                 INSERT INTO moves (game_id, ply, seat, payload, clocks_ms) VALUES ($1, $2, $3, $4, $5)
+             )
+             UPDATE games SET deadline = $6 WHERE id = $1",
+        )
+        .bind(game_id)
+        .bind(count(mv.ply))
+        .bind(i16::from(mv.seat))
+        .bind(mv.payload)
+        .bind(clocks)
+        .bind(mv.deadline);
+        let Some(result) = result else {
+            insert.execute(self.pool()).await?;
+            return Ok(());
+        };
+        let mut tx = self.pool().begin().await?;
+        insert.execute(&mut *tx).await?;
+        insert_result(&mut tx, game_id, result).await?;
         tx.commit().await?;
         Ok(())
     }

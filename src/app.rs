@@ -11,7 +11,7 @@ use tower_http::trace::TraceLayer;
 use crate::config::Settings;
 use crate::store::Store;
 use crate::table::Tables;
-use crate::table::actor::TextLimits;
+use crate::table::actor::TableLimits;
 
 /// What every route and connection shares.
 #[derive(Clone)]
@@ -37,9 +37,10 @@ impl App {
         let listener = TcpListener::bind((settings.server.host.as_str(), settings.server.port)).await?;
         let shutdown = CancellationToken::new();
         let tracker = TaskTracker::new();
-        let limits = TextLimits {
+        let limits = TableLimits {
             name_max_chars: settings.limits.name_max_chars,
             chat_max_chars: settings.limits.chat_max_chars,
+            idle_after: std::time::Duration::from_secs(settings.limits.idle_table_seconds),
         };
         let tables = Tables::new(store.clone(), limits, shutdown.clone(), tracker.clone());
         match tables.restore_in_play().await {

@@ -47,6 +47,7 @@ pub struct LimitSettings {
     pub silence_timeout_ms: u64,
     pub chat_max_chars: usize,
     pub name_max_chars: usize,
+    pub idle_table_seconds: u64,
 }
 
 /// A configuration that could not be read.

@@ -194,3 +194,33 @@ async fn several_tabs_of_one_player_share_the_seat_and_leaving_one_is_not_absenc
     tab.play("H8").await;
     second.moved("H8").await;
 }
+
+#[tokio::test]
+async fn an_idle_table_leaves_memory_and_comes_back_from_the_database() {
+    let database = common::TestDb::create().await;
+    let store = paused_store(&database).await;
+    tokio::time::pause();
+    let tables = tables(store);
+    let settings = spelbord::table::TableSettings::read("gomoku", None).expect("valid");
+    let table = tables.create(settings).await.expect("created");
+    let id = table.id().to_owned();
+    let anna = Seat::join(&table, 1).await;
+    anna.send(json!({"type": "sit", "seat": 1, "name": "Anna"})).await;
+    anna.leave().await;
+    // A command the table answers: from now on it is idle.
+    snapshot(&table).await;
+    advance(Duration::from_secs(599)).await;
+    assert!(!table.is_closed(), "not idle long enough yet");
+    advance(SECOND).await;
+    // Let the runtime run its timers and the actor finish (a millisecond at a time).
+    for _ in 0..10 {
+        if table.is_closed() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+    assert!(table.is_closed(), "an idle table stops its actor");
+    let back = tables.get(&id).await.expect("rebuilt on demand");
+    assert!(!back.is_closed());
+    assert_eq!(snapshot(&back).await["seats"][1]["player"]["name"], "Anna");
+}

@@ -47,11 +47,15 @@ const COMMAND_QUEUE: usize = 64;
 /// retrying.
 const TIMER_RETRY: Duration = Duration::from_secs(1);
 
-/// Limits the table enforces on what players type.
+/// Limits a table enforces.
 #[derive(Debug, Clone, Copy)]
-pub struct TextLimits {
+pub struct TableLimits {
+    /// Longest player name and chat message, in characters.
     pub name_max_chars: usize,
     pub chat_max_chars: usize,
+    /// A table with no connection and no timer running stops its actor after this long;
+    /// it is rebuilt from Postgres when next asked for.
+    pub idle_after: Duration,
 }
 
 /// One open connection to the table.
@@ -119,7 +123,7 @@ pub struct TableActor {
     settings: TableSettings,
     settings_json: Value,
     store: Store,
-    limits: TextLimits,
+    limits: TableLimits,
     version: u64,
     shared_version: Arc<AtomicU64>,
     seats: Seats,
@@ -136,6 +140,8 @@ pub struct TableActor {
     preview: AnyGame,
     /// Each seat's queued premove (private to its player until played).
     premoves: Vec<Option<Value>>,
+    /// The last command the table received (for stopping an idle table).
+    last_activity: Instant,
     /// Not before this instant may a fallen flag or an expired grace be handled again
     /// (its result could not be stored on the last attempt).
     retry_at: Option<Instant>,
@@ -143,7 +149,7 @@ pub struct TableActor {
 
 impl TableActor {
     /// A table with free seats and no game yet.
-    fn new(id: &str, settings: TableSettings, store: Store, limits: TextLimits) -> TableActor {
+    fn new(id: &str, settings: TableSettings, store: Store, limits: TableLimits) -> TableActor {
         let seat_count = settings.game.seat_count();
         TableActor {
             id: id.to_owned(),
@@ -156,6 +162,7 @@ impl TableActor {
             shared_version: Arc::new(AtomicU64::new(0)),
             seats: Seats::new(seat_count),
             history: History::default(),
+            last_activity: Instant::now(),
             premoves: vec![None; seat_count],
             announced_presence: vec![false; seat_count],
             away: vec![None; seat_count],
@@ -171,7 +178,7 @@ impl TableActor {
         id: &str,
         settings: TableSettings,
         store: Store,
-        limits: TextLimits,
+        limits: TableLimits,
         shutdown: CancellationToken,
         tracker: &TaskTracker,
     ) -> TableHandle {
@@ -189,6 +196,7 @@ impl TableActor {
     async fn run(mut self, mut inbox: mpsc::Receiver<TableCmd>, shutdown: CancellationToken) {
         loop {
             let wake_at = self.wake_at();
+            let idle_at = self.idle_at(wake_at);
             tokio::select! {
                 biased;
                 _ = shutdown.cancelled() => break,
@@ -196,9 +204,15 @@ impl TableActor {
                 // anyone is connected.
                 _ = sleep_until(wake_at) => self.settle_timers().await,
                 cmd = inbox.recv() => match cmd {
-                    Some(cmd) => self.handle(cmd).await,
+                    Some(cmd) => {
+                        self.last_activity = Instant::now();
+                        self.handle(cmd).await;
+                    }
                     None => break,
                 },
+                // Nobody here and nothing to wait for: free the memory (the table is
+                // rebuilt from Postgres when next asked for).
+                _ = sleep_until(idle_at) => break,
             }
         }
         tracing::debug!(table = %self.id, "table actor stopped");
@@ -686,6 +700,11 @@ impl TableActor {
             clocks: clock_view,
         });
         Ok(())
+    }
+
+    /// When an idle table stops: no connection and no timer, for the idle period.
+    fn idle_at(&self, wake_at: Option<Instant>) -> Option<Instant> {
+        (self.conns.is_empty() && wake_at.is_none()).then(|| self.last_activity + self.limits.idle_after)
     }
 
     /// When the table's timer should next wake: the next flag or end of a grace in the

@@ -36,6 +36,11 @@ impl TableHandle {
         &self.id
     }
 
+    /// The actor has stopped (idle, or the server is shutting down).
+    pub fn is_closed(&self) -> bool {
+        self.commands.is_closed()
+    }
+
     pub fn version(&self) -> u64 {
         self.version.load(Ordering::Acquire)
     }

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::actor::{RestoreError, TableActor, TextLimits};
+use super::actor::{RestoreError, TableActor, TableLimits};
 use super::handle::TableHandle;
 use super::identity::{is_table_id, new_table_id};
 use super::settings::TableSettings;
@@ -34,13 +34,13 @@ pub struct Tables {
     /// Held while a table is rebuilt from storage, so it is rebuilt once.
     loading: Arc<tokio::sync::Mutex<()>>,
     store: Store,
-    limits: TextLimits,
+    limits: TableLimits,
     shutdown: CancellationToken,
     tracker: TaskTracker,
 }
 
 impl Tables {
-    pub fn new(store: Store, limits: TextLimits, shutdown: CancellationToken, tracker: TaskTracker) -> Tables {
+    pub fn new(store: Store, limits: TableLimits, shutdown: CancellationToken, tracker: TaskTracker) -> Tables {
         Tables {
             running: Arc::default(),
             loading: Arc::default(),
@@ -102,12 +102,17 @@ impl Tables {
         }
     }
 
+    /// The handle of a table whose actor still runs (an idle table's actor stops; its
+    /// entry is forgotten here and the table is rebuilt on demand).
     fn running(&self, id: &str) -> Option<TableHandle> {
-        self.running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(id)
-            .cloned()
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        match running.get(id) {
+            Some(handle) if handle.is_closed() => {
+                running.remove(id);
+                None
+            }
+            handle => handle.cloned(),
+        }
     }
 
     async fn load(&self, id: &str) -> Result<Option<TableHandle>, RestoreError> {
@@ -142,7 +147,10 @@ impl Tables {
         Ok(restored)
     }
 
+    /// How many tables are in memory now (idle ones that stopped are dropped first).
     pub fn count(&self) -> usize {
-        self.running.lock().unwrap_or_else(PoisonError::into_inner).len()
+        let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+        running.retain(|_, handle| !handle.is_closed());
+        running.len()
     }
 }

@@ -11,7 +11,7 @@
 use serde_json::{Value, json};
 use spelbord::protocol::parse_client_msg;
 use spelbord::store::Store;
-use spelbord::table::actor::TextLimits;
+use spelbord::table::actor::TableLimits;
 use spelbord::table::msg::Frame;
 use spelbord::table::{TableHandle, TableSettings, Tables};
 use tokio::sync::mpsc;
@@ -120,9 +120,10 @@ pub async fn paused_store(database: &TestDb) -> Store {
 pub fn tables(store: Store) -> Tables {
     Tables::new(
         store,
-        TextLimits {
+        TableLimits {
             name_max_chars: 24,
             chat_max_chars: 500,
+            idle_after: std::time::Duration::from_secs(600),
         },
         CancellationToken::new(),
         TaskTracker::new(),

@@ -16,7 +16,7 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::{CurrentGame, TableActor, TextLimits};
+use super::{CurrentGame, TableActor, TableLimits};
 use crate::games::{EndReason, GameResult, Outcome, Seat};
 use crate::protocol::MoveView;
 use crate::store::games::ResultRecord;
@@ -45,7 +45,7 @@ impl TableActor {
     pub async fn restore(
         stored: StoredTable,
         store: Store,
-        limits: TextLimits,
+        limits: TableLimits,
         shutdown: CancellationToken,
         tracker: &TaskTracker,
     ) -> Result<TableHandle, RestoreError> {

@@ -269,6 +269,7 @@ impl InProcessServer {
         settings.server.port = 0;
         settings.limits.messages_per_second = BENCH_RATE;
         settings.limits.message_burst = BENCH_RATE;
+        settings.limits.tables_per_minute = BENCH_RATE;
         let (admin, cluster, database_host) = runtime.block_on(admin_options())?;
         let mut server = InProcessServer {
             runtime,

@@ -23,7 +23,13 @@ pub struct AppState {
     pub shutdown: CancellationToken,
     /// Tracks actors and sockets so shutdown can wait for them.
     pub tracker: TaskTracker,
+    /// Table creations per client address.
+    pub creations: Arc<CreationLimiter>,
 }
+
+/// Limits how fast one address may create tables (each is a database row and, while in
+/// use, a task).
+pub type CreationLimiter = governor::DefaultKeyedRateLimiter<std::net::IpAddr>;
 
 /// A server bound to its port, ready to run.
 pub struct App {
@@ -48,12 +54,16 @@ impl App {
             Ok(count) => tracing::info!(count, "rebuilt the tables whose games are in play"),
             Err(err) => tracing::error!(error = %err, "could not look for tables to rebuild"),
         }
+        let per_minute =
+            std::num::NonZeroU32::new(settings.limits.tables_per_minute).unwrap_or(std::num::NonZeroU32::MIN);
+        let creations = Arc::new(governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)));
         let state = AppState {
             settings: Arc::new(settings),
             store,
             tables,
             shutdown,
             tracker,
+            creations,
         };
         Ok(App { listener, state })
     }
@@ -79,7 +89,7 @@ impl App {
         let shutdown = state.shutdown.clone();
         let tracker = state.tracker.clone();
         let router = crate::http::router(state).layer(TraceLayer::new_for_http());
-        axum::serve(listener, router)
+        axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
             .with_graceful_shutdown(shutdown.clone().cancelled_owned())
             .await?;
         tracker.close();

@@ -48,6 +48,7 @@ pub struct LimitSettings {
     pub chat_max_chars: usize,
     pub name_max_chars: usize,
     pub idle_table_seconds: u64,
+    pub tables_per_minute: u32,
 }
 
 /// A configuration that could not be read.

@@ -199,3 +199,14 @@ async fn links_follow_a_tls_proxy() {
     assert_eq!(created["url"], format!("https://play.example.org/t/{id}"));
     assert_eq!(created["websocket"], format!("wss://play.example.org/ws/tables/{id}"));
 }
+
+#[tokio::test]
+async fn creating_too_many_tables_from_one_address_is_refused_for_a_while() {
+    let app = common::spawn_app_with(|settings| settings.limits.tables_per_minute = 3).await;
+    for _ in 0..3 {
+        app.gomoku_table(json!({})).await;
+    }
+    let (status, body) = post_raw(&app, r#"{"game": "gomoku"}"#).await;
+    assert_eq!(status, 429);
+    assert_eq!(body["error"]["code"], "rate_limited");
+}

@@ -2,7 +2,9 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use std::net::SocketAddr;
+
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
@@ -32,7 +34,20 @@ struct Created {
     table: TableSnapshot,
 }
 
-pub async fn create(State(state): State<AppState>, headers: HeaderMap, body: Bytes) -> Result<Response, ApiError> {
+pub async fn create(
+    State(state): State<AppState>,
+    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    if state.creations.check_key(&client.ip()).is_err() {
+        return Err(ApiError {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            code: "rate_limited",
+            message: "Too many tables created from this address; try again in a minute.".into(),
+            field: None,
+        });
+    }
     let request: CreateTable = parse_body(&body)?;
     let settings = TableSettings::read(&request.game, request.settings)
         .map_err(|err| ApiError::bad_request("bad_setting", err.message, Some(err.field)))?;

@@ -32,10 +32,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::de::{self, Visitor};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::text::{letter_and_row, serde_as_string, shorten};
 use super::{EndReason, Outcome, Played, RuleError, Rules, Seat, SeatSet, SettingError, SettingsReader};
 
 /// The largest board a [`Square`] can name (one letter per column).
@@ -201,61 +201,15 @@ impl FromStr for Square {
     type Err = ParseSquareError;
 
     fn from_str(text: &str) -> Result<Square, ParseSquareError> {
-        let fail = |reason: &'static str| {
-            let mut input: String = text.chars().take(12).collect();
-            if input.len() < text.len() {
-                input.push('…');
-            }
-            ParseSquareError { input, reason }
-        };
-        let bytes = text.as_bytes();
-        let (&letter, digits) = bytes.split_first().ok_or_else(|| fail("it is empty"))?;
-        if !letter.is_ascii_alphabetic() {
-            return Err(fail("it does not start with a column letter"));
-        }
-        let col = letter.to_ascii_uppercase() - b'A';
-        if digits.is_empty() {
-            return Err(fail("the row number is missing"));
-        }
-        if !digits.iter().all(u8::is_ascii_digit) {
-            return Err(fail("the row is not a number"));
-        }
-        if digits[0] == b'0' {
-            return Err(fail("the row must be 1-99 without leading zeros"));
-        }
-        if digits.len() > 2 {
-            return Err(fail("the row is larger than 99"));
-        }
-        let number = digits.iter().fold(0u8, |acc, digit| acc * 10 + (digit - b'0'));
-        Ok(Square { col, row: number - 1 })
+        let (col, row) = letter_and_row(text).map_err(|reason| ParseSquareError {
+            input: shorten(text, 12),
+            reason,
+        })?;
+        Ok(Square { col, row })
     }
 }
 
-impl Serialize for Square {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Square {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Square, D::Error> {
-        struct SquareVisitor;
-
-        impl Visitor<'_> for SquareVisitor {
-            type Value = Square;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a square like \"H8\"")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Square, E> {
-                text.parse().map_err(E::custom)
-            }
-        }
-
-        deserializer.deserialize_str(SquareVisitor)
-    }
-}
+serde_as_string!(Square, "a square like \"H8\"");
 
 /// One move: a stone on `at`. Wire form `{"at":"H8"}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

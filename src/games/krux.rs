@@ -139,10 +139,11 @@ use std::collections::{HashMap, HashSet};
 use std::fmt;
 use std::str::FromStr;
 
-use serde::de::{self, Visitor};
+use serde::de;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Value, json};
 
+use super::text::{letter_and_row, serde_as_string, shorten};
 use super::{EndReason, Outcome, Played, RuleError, Rules, Seat, SeatSet, SettingError, SettingsReader};
 
 /// Columns and rows of the board.
@@ -242,67 +243,15 @@ impl FromStr for Square {
     type Err = ParseSquareError;
 
     fn from_str(text: &str) -> Result<Square, ParseSquareError> {
-        let fail = |reason: &'static str| ParseSquareError {
-            input: cut(text, 12),
+        let (col, row) = letter_and_row(text).map_err(|reason| ParseSquareError {
+            input: shorten(text, 12),
             reason,
-        };
-        let bytes = text.as_bytes();
-        let (&letter, digits) = bytes.split_first().ok_or_else(|| fail("it is empty"))?;
-        if !letter.is_ascii_alphabetic() {
-            return Err(fail("it does not start with a column letter"));
-        }
-        let col = letter.to_ascii_lowercase() - b'a';
-        if digits.is_empty() {
-            return Err(fail("the row number is missing"));
-        }
-        if !digits.iter().all(u8::is_ascii_digit) {
-            return Err(fail("the row is not a number"));
-        }
-        if digits[0] == b'0' {
-            return Err(fail("the row must be a number from 1 without leading zeros"));
-        }
-        if digits.len() > 2 {
-            return Err(fail("the row is larger than 99"));
-        }
-        let number = digits.iter().fold(0u8, |acc, digit| acc * 10 + (digit - b'0'));
-        Ok(Square { col, row: number - 1 })
+        })?;
+        Ok(Square { col, row })
     }
 }
 
-impl Serialize for Square {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Square {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Square, D::Error> {
-        struct SquareVisitor;
-
-        impl Visitor<'_> for SquareVisitor {
-            type Value = Square;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a square like \"c2\"")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Square, E> {
-                text.parse().map_err(E::custom)
-            }
-        }
-
-        deserializer.deserialize_str(SquareVisitor)
-    }
-}
-
-/// The first `max` characters of `text`, with `…` when cut.
-fn cut(text: &str, max: usize) -> String {
-    let mut out: String = text.chars().take(max).collect();
-    if out.len() < text.len() {
-        out.push('…');
-    }
-    out
-}
+serde_as_string!(Square, "a square like \"c2\"");
 
 // ---------------------------------------------------------------- board geometry
 
@@ -671,7 +620,7 @@ impl FromStr for KruxPosition {
 
     fn from_str(text: &str) -> Result<KruxPosition, PositionError> {
         let fail = |reason: String| PositionError {
-            input: cut(text, 80),
+            input: shorten(text, 80),
             reason,
         };
         let syntax = |reason: String| fail(format!("{reason}; {NOTATION_HINT}"));
@@ -699,7 +648,7 @@ impl FromStr for KruxPosition {
             _ => {
                 return Err(syntax(format!(
                     "the piece in turn after \"/\" must be one number 1-6, not \"{}\"",
-                    cut(turn, 12)
+                    shorten(turn, 12)
                 )));
             }
         };
@@ -709,7 +658,7 @@ impl FromStr for KruxPosition {
 
 /// One piece of the notation: `1c1b` → (1, c1, blue).
 fn parse_token(token: &str) -> Result<(u8, Square, Option<Ring>), String> {
-    let shown = cut(token, 12);
+    let shown = shorten(token, 12);
     let number = match token.as_bytes().first() {
         Some(digit @ b'1'..=b'6') => digit - b'0',
         _ => return Err(format!("\"{shown}\" does not start with a piece number 1-6")),
@@ -728,7 +677,7 @@ fn parse_token(token: &str) -> Result<(u8, Square, Option<Ring>), String> {
         letter => Some(Ring::from_letter(letter).ok_or_else(|| {
             format!(
                 "unknown ring \"{}\" on piece {number} (rings are b = blue, g = green, p = pink)",
-                cut(letter, 12)
+                shorten(letter, 12)
             )
         })?),
     };

@@ -65,10 +65,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::de::{self, Visitor};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use super::text::{serde_as_string, shorten};
 use super::{EndReason, Outcome, Played, RuleError, Rules, Seat, SeatSet, SettingError, SettingsReader};
 
 /// The most pieces a side can have (the start).
@@ -198,7 +198,7 @@ impl FromStr for Square {
 
     fn from_str(text: &str) -> Result<Square, ParseSquareError> {
         let fail = |reason: &'static str| ParseSquareError {
-            input: shorten(text),
+            input: shorten(text, 12),
             reason,
         };
         let bytes = text.as_bytes();
@@ -228,40 +228,7 @@ fn plural(n: u32, noun: &str) -> String {
     }
 }
 
-/// At most 12 characters of `text`, with an ellipsis when cut.
-fn shorten(text: &str) -> String {
-    let mut short: String = text.chars().take(12).collect();
-    if short.len() < text.len() {
-        short.push('…');
-    }
-    short
-}
-
-impl Serialize for Square {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Square {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Square, D::Error> {
-        struct SquareVisitor;
-
-        impl Visitor<'_> for SquareVisitor {
-            type Value = Square;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a square like \"b1\"")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Square, E> {
-                text.parse().map_err(E::custom)
-            }
-        }
-
-        deserializer.deserialize_str(SquareVisitor)
-    }
-}
+serde_as_string!(Square, "a square like \"b1\"");
 
 // ---------------------------------------------------------------- moves
 
@@ -748,37 +715,13 @@ impl FromStr for Position {
         let to_move = match side {
             "b" => Side::Black,
             "w" => Side::White,
-            other => return Err(PositionError::BadSideToMove(shorten(other))),
+            other => return Err(PositionError::BadSideToMove(shorten(other, 12))),
         };
         Position { pieces, to_move }.validate()
     }
 }
 
-impl Serialize for Position {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Position {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Position, D::Error> {
-        struct PositionVisitor;
-
-        impl Visitor<'_> for PositionVisitor {
-            type Value = Position;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a Lines of Action position string")
-            }
-
-            fn visit_str<E: de::Error>(self, text: &str) -> Result<Position, E> {
-                text.parse().map_err(E::custom)
-            }
-        }
-
-        deserializer.deserialize_str(PositionVisitor)
-    }
-}
+serde_as_string!(Position, "a Lines of Action position string");
 
 // ---------------------------------------------------------------- the end rules
 

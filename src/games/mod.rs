@@ -17,6 +17,7 @@ pub mod gomoku;
 pub mod krux;
 pub mod lines_of_action;
 pub mod settings;
+pub mod text;
 
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};

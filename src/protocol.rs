@@ -263,6 +263,9 @@ pub enum TableStatus {
 #[derive(Debug, Clone, Serialize)]
 pub struct TableSnapshot {
     pub id: String,
+    /// The incarnation of the table that `version` counts in (it changes when the table is
+    /// rebuilt after a restart); resume with `?since=VERSION&epoch=EPOCH`.
+    pub epoch: u32,
     pub game: &'static str,
     pub settings: Value,
     pub status: TableStatus,
@@ -299,6 +302,7 @@ pub enum ServerMsg {
     /// and the table is now at `version`.
     Resumed {
         version: u64,
+        epoch: u32,
     },
     /// To one connection only: its token and the seats that token holds.
     Welcome {

@@ -143,7 +143,9 @@ async fn survives(signal: &str) {
     let base = listening_address(&mut child).await;
     let created: Value = reqwest::Client::new()
         .post(format!("{base}/api/tables"))
-        .json(&json!({"game": "gomoku", "settings": {"seating": "chosen"}}))
+        .json(&json!({"game": "gomoku", "settings": {
+            "seating": "chosen", "time_control": {"kind": "correspondence", "days": 2}
+        }}))
         .send()
         .await
         .expect("POST")
@@ -192,6 +194,26 @@ async fn survives(signal: &str) {
 
     let mut child = start();
     let base = listening_address(&mut child).await;
+    // The correspondence deadline stored before the kill is the one the new process keeps.
+    let pool = sqlx::PgPool::connect_with(database.options.clone())
+        .await
+        .expect("connect");
+    let deadline: time::OffsetDateTime = sqlx::query_scalar("SELECT deadline FROM games")
+        .fetch_one(&pool)
+        .await
+        .expect("a deadline");
+    let snapshot: Value = reqwest::get(format!("{base}/api/tables/{table}"))
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("JSON");
+    let remaining = snapshot["clocks"]["remaining_ms"][0].as_i64().expect("X's clock");
+    let until = (deadline - time::OffsetDateTime::now_utc()).whole_milliseconds() as i64;
+    assert!(
+        (until - remaining).abs() < 60_000,
+        "{remaining} ms left vs {until} ms to the stored deadline"
+    );
     let mut x = connect(ws(&base)).await;
     let mut o = connect(ws(&base)).await;
     x.send(json!({"type": "hello", "token": x_token})).await;
@@ -213,9 +235,6 @@ async fn survives(signal: &str) {
         (json!("five_in_a_row"), json!([0]))
     );
 
-    let pool = sqlx::PgPool::connect_with(database.options.clone())
-        .await
-        .expect("connect");
     let stored: Vec<(i32, Value)> = sqlx::query_as("SELECT ply, payload FROM moves ORDER BY ply")
         .fetch_all(&pool)
         .await

@@ -133,7 +133,9 @@ async fn a_correspondence_table_waits_for_an_absent_player() {
 #[tokio::test]
 async fn a_resuming_client_gets_exactly_the_missed_events_in_order() {
     let (_db, _pool, table, mut first, mut second) = game(json!({})).await;
-    let seen = snapshot(&table).await["version"].as_u64().expect("version");
+    let before = snapshot(&table).await;
+    let seen = before["version"].as_u64().expect("version");
+    let epoch = u32::try_from(before["epoch"].as_u64().expect("epoch")).expect("u32");
     first.play("H8").await;
     second.send(json!({"type": "chat", "text": "nice"})).await;
     second.play("A1").await;
@@ -141,13 +143,14 @@ async fn a_resuming_client_gets_exactly_the_missed_events_in_order() {
     let now = snapshot(&table).await["version"].as_u64().expect("version");
 
     let (outbox, mut frames) = mpsc::channel::<Frame>(64);
-    table.join(9, outbox, Some(seen)).await.expect("join");
+    table.join(9, outbox, Some((seen, epoch))).await.expect("join");
     let mut versions = Vec::new();
     let mut kinds = Vec::new();
     loop {
         let message: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");
         if message["type"] == "resumed" {
             assert_eq!(message["version"].as_u64(), Some(now));
+            assert_eq!(message["epoch"].as_u64(), Some(u64::from(epoch)));
             break;
         }
         versions.push(message["version"].as_u64().expect("version"));
@@ -169,13 +172,22 @@ async fn a_resume_from_too_long_ago_gets_a_snapshot() {
     for n in 0..300 {
         second.send(json!({"type": "chat", "text": format!("line {n}")})).await;
     }
+    let epoch = u32::try_from(snapshot(&table).await["epoch"].as_u64().expect("epoch")).expect("u32");
     let (outbox, mut frames) = mpsc::channel::<Frame>(64);
-    table.join(9, outbox, Some(1)).await.expect("join");
+    table.join(9, outbox, Some((1, epoch))).await.expect("join");
     let first: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");
     assert_eq!(first["type"], "snapshot");
-    // A version the table never had (from before a restart) also gets a snapshot.
+    // A version the table never had also gets a snapshot, and so does any version of
+    // another epoch (from before a restart), however plausible.
     let (outbox, mut frames) = mpsc::channel::<Frame>(64);
-    table.join(10, outbox, Some(1_000_000)).await.expect("join");
+    table.join(10, outbox, Some((1_000_000, epoch))).await.expect("join");
+    let first: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");
+    assert_eq!(first["type"], "snapshot");
+    let (outbox, mut frames) = mpsc::channel::<Frame>(64);
+    table
+        .join(11, outbox, Some((300, epoch.wrapping_add(1))))
+        .await
+        .expect("join");
     let first: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");
     assert_eq!(first["type"], "snapshot");
 }

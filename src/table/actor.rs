@@ -129,6 +129,9 @@ pub struct TableActor {
     seats: Seats,
     /// Recent events, for clients that resume after a disconnection.
     history: History,
+    /// Random per incarnation of the table: versions start again from 0 when a table is
+    /// rebuilt, so a client resumes only within the same epoch.
+    epoch: u32,
     /// Whether each seat's holder was last announced as connected.
     announced_presence: Vec<bool>,
     /// For each seat whose player is away during a game: when their reconnect grace ends.
@@ -162,6 +165,7 @@ impl TableActor {
             shared_version: Arc::new(AtomicU64::new(0)),
             seats: Seats::new(seat_count),
             history: History::default(),
+            epoch: rand::random(),
             last_activity: Instant::now(),
             premoves: vec![None; seat_count],
             announced_presence: vec![false; seat_count],
@@ -802,6 +806,7 @@ impl TableActor {
         let game = self.current.as_ref().map_or(&self.preview, |current| &current.game);
         TableSnapshot {
             id: self.id.clone(),
+            epoch: self.epoch,
             game: self.settings.kind().id(),
             settings: self.settings_json.clone(),
             status: self.status(),
@@ -838,8 +843,12 @@ impl TableActor {
 
     /// Sends a new connection what it needs: the events it missed since `since` and then
     /// `resumed`, or (without `since`, or when the gap is too old) a snapshot.
-    fn catch_up(&mut self, conn: ConnId, since: Option<u64>) {
-        let missed = since.map(|seen| self.history.since(seen, self.version));
+    fn catch_up(&mut self, conn: ConnId, since: Option<(u64, u32)>) {
+        let missed = since.map(|(seen, epoch)| match epoch == self.epoch {
+            true => self.history.since(seen, self.version),
+            // A version of an earlier incarnation of the table (before a restart).
+            false => Catchup::Snapshot,
+        });
         match missed {
             Some(Catchup::Events(frames)) => {
                 for frame in frames {
@@ -847,7 +856,10 @@ impl TableActor {
                         return;
                     }
                 }
-                let resumed = ServerMsg::Resumed { version: self.version };
+                let resumed = ServerMsg::Resumed {
+                    version: self.version,
+                    epoch: self.epoch,
+                };
                 self.send_to(conn, &resumed);
             }
             Some(Catchup::Snapshot) | None => {

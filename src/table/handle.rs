@@ -45,8 +45,14 @@ impl TableHandle {
         self.version.load(Ordering::Acquire)
     }
 
-    /// Attaches a connection; with `since`, it resumes after the events up to that version.
-    pub async fn join(&self, conn: ConnId, outbox: mpsc::Sender<Frame>, since: Option<u64>) -> Result<(), TableClosed> {
+    /// Attaches a connection; with `since` (a version and its epoch), it resumes after the
+    /// events up to that version.
+    pub async fn join(
+        &self,
+        conn: ConnId,
+        outbox: mpsc::Sender<Frame>,
+        since: Option<(u64, u32)>,
+    ) -> Result<(), TableClosed> {
         self.send(TableCmd::Join { conn, outbox, since }).await
     }
 

@@ -20,7 +20,8 @@ pub enum TableCmd {
     Join {
         conn: ConnId,
         outbox: mpsc::Sender<Frame>,
-        since: Option<u64>,
+        /// The last version the client saw, and the table epoch it belongs to.
+        since: Option<(u64, u32)>,
     },
     /// A connection closed.
     Leave { conn: ConnId },

@@ -28,7 +28,7 @@ static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 pub async fn serve(
     socket: WebSocket,
     table: TableHandle,
-    since: Option<u64>,
+    since: Option<(u64, u32)>,
     limits: LimitSettings,
     shutdown: CancellationToken,
 ) {

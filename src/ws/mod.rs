@@ -21,6 +21,9 @@ const SOCKET_BUFFER: usize = 8 * 1024;
 pub struct Resume {
     /// The last table version the client saw: it is sent the events it missed since.
     since: Option<u64>,
+    /// The table incarnation that version belongs to (from the snapshot); versions count
+    /// again from 0 when a table is rebuilt, so a resume from another epoch gets a snapshot.
+    epoch: Option<u32>,
 }
 
 /// `GET /ws/tables/{id}[?since=N]`: upgrades to a WebSocket connected to that table.
@@ -43,7 +46,13 @@ pub async fn upgrade(
         .write_buffer_size(SOCKET_BUFFER)
         .on_upgrade(move |socket| async move {
             tracker
-                .spawn(connection::serve(socket, table, resume.since, limits, shutdown))
+                .spawn(connection::serve(
+                    socket,
+                    table,
+                    resume.since.zip(resume.epoch),
+                    limits,
+                    shutdown,
+                ))
                 .await
                 .ok();
         })

@@ -36,14 +36,7 @@ async fn a_game_resumes_after_a_restart_and_the_correspondence_deadline_survives
     let table = app
         .gomoku_table(json!({"seating": "chosen", "time_control": {"kind": "correspondence", "days": 1}}))
         .await;
-    let mut x = app.client(&table).await;
-    let mut o = app.client(&table).await;
-    let x_token = x.hello().await;
-    let o_token = o.hello().await;
-    x.sit(0, "X").await;
-    o.until("seated").await;
-    o.sit(1, "O").await;
-    x.until("game_started").await;
+    let ((mut x, x_token), (o, o_token)) = app.two_seated(&table).await;
     x.send(json!({"type": "move", "move": {"at": "H8"}})).await;
     x.until("moved").await;
     let deadline_before: time::OffsetDateTime = sqlx::query_scalar("SELECT deadline FROM games")
@@ -91,14 +84,7 @@ async fn a_correspondence_deadline_that_fell_during_the_outage_gives_an_hour() {
     let table = app
         .gomoku_table(json!({"seating": "chosen", "time_control": {"kind": "correspondence", "days": 3}}))
         .await;
-    let mut x = app.client(&table).await;
-    let mut o = app.client(&table).await;
-    x.hello().await;
-    o.hello().await;
-    x.sit(0, "X").await;
-    o.until("seated").await;
-    o.sit(1, "O").await;
-    x.until("game_started").await;
+    let ((x, _), (o, _)) = app.two_seated(&table).await;
     x.close().await;
     o.close().await;
     let mut app = app.restart().await;
@@ -118,14 +104,7 @@ async fn a_correspondence_deadline_that_fell_during_the_outage_gives_an_hour() {
 async fn a_finished_game_comes_back_finished() {
     let app = spawn_app().await;
     let table = app.gomoku_table(json!({"seating": "chosen"})).await;
-    let mut x = app.client(&table).await;
-    let mut o = app.client(&table).await;
-    x.hello().await;
-    o.hello().await;
-    x.sit(0, "X").await;
-    o.until("seated").await;
-    o.sit(1, "O").await;
-    x.until("game_started").await;
+    let ((mut x, _), (o, _)) = app.two_seated(&table).await;
     x.send(json!({"type": "resign"})).await;
     x.until("game_over").await;
     x.close().await;

@@ -196,6 +196,21 @@ impl TestApp {
         client
     }
 
+    /// Two players on a new connection each, who take seats 0 and 1 of `table` (a table
+    /// with `"seating": "chosen"`) and have both seen the game start; with their tokens.
+    pub async fn two_seated(&self, table: &str) -> ((Client, String), (Client, String)) {
+        let mut first = self.client(table).await;
+        let mut second = self.client(table).await;
+        let first_token = first.hello().await;
+        let second_token = second.hello().await;
+        first.sit(0, "X").await;
+        second.until("seated").await;
+        second.sit(1, "O").await;
+        first.until("game_started").await;
+        second.until("game_started").await;
+        ((first, first_token), (second, second_token))
+    }
+
     /// Stops the server (its actors and sockets) and starts a new one on the same
     /// database, as a restart of the process would.
     pub async fn restart(mut self) -> TestApp {

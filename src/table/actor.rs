@@ -308,8 +308,8 @@ impl TableActor {
             (None, Some(known)) => known.clone(),
             (None, None) => PlayerToken::generate(),
             (Some(given), known) => {
-                let given =
-                    PlayerToken::parse(&given).map_err(|err| Refusal::new(ErrorCode::BadToken, format!("{err}.")))?;
+                let given = PlayerToken::parse(&given)
+                    .map_err(|err| Refusal::new(ErrorCode::BadToken, sentence(&err.to_string())))?;
                 if known.as_ref().is_some_and(|known| *known != given) {
                     return Err(Refusal::new(
                         ErrorCode::BadToken,

@@ -468,6 +468,28 @@ mod tests {
         assert_eq!(ok.reference, Some(json!(3)));
     }
 
+    proptest::proptest! {
+        /// Whatever arrives, parsing answers (a message or a coded error) and never panics.
+        #[test]
+        fn any_text_is_parsed_or_refused(text in ".{0,200}") {
+            let _ = parse_client_msg(&text);
+        }
+
+        /// Any JSON object with a known type either parses or is refused as a bad message.
+        #[test]
+        fn known_types_with_random_fields_never_panic(
+            kind in proptest::sample::select(CLIENT_TYPES.to_vec()),
+            seat in proptest::option::of(0u64..300),
+            text in ".{0,40}",
+        ) {
+            let message = json!({"type": kind, "seat": seat, "text": text, "move": {"at": text}, "token": text});
+            match parse_client_msg(&message.to_string()) {
+                Ok(_) => {}
+                Err((code, _, _)) => proptest::prop_assert_eq!(code, ErrorCode::BadMessage),
+            }
+        }
+    }
+
     #[test]
     fn server_messages_are_tagged() {
         let text = ServerMsg::Stood { version: 4, seat: 1 }.to_text();

@@ -14,6 +14,13 @@ pub fn shorten(text: &str, max: usize) -> String {
 /// Reads `<letter><row>`: one column letter (either case) and a row number 1–99 without
 /// leading zeros. Returns the column (0 for `a`) and row (0 for row 1) indices, or why
 /// the text is not a square. Whether the square is on a board is the caller's question.
+///
+/// ```
+/// use spelbord::games::text::letter_and_row;
+/// assert_eq!(letter_and_row("H8"), Ok((7, 7)));
+/// assert_eq!(letter_and_row("c12"), Ok((2, 11)));
+/// assert!(letter_and_row("H08").is_err());
+/// ```
 pub fn letter_and_row(text: &str) -> Result<(u8, u8), &'static str> {
     let bytes = text.as_bytes();
     let (&letter, digits) = bytes.split_first().ok_or("it is empty")?;

@@ -25,6 +25,12 @@ pub fn new_table_id() -> String {
 }
 
 /// Is `id` shaped like a table id? (Cheap check before any lookup.)
+///
+/// ```
+/// use spelbord::table::identity::{is_table_id, new_table_id};
+/// assert!(is_table_id(&new_table_id()));
+/// assert!(!is_table_id("../etc"));
+/// ```
 pub fn is_table_id(id: &str) -> bool {
     id.len() == TABLE_ID_LEN && id.bytes().all(|b| b.is_ascii_alphanumeric())
 }

@@ -14,8 +14,8 @@ pub mod tables;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use sqlx::PgPool;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
+use sqlx::{Connection, PgConnection, PgPool};
 
 use crate::config::DatabaseSettings;
 use local_pg::{LocalPgError, LocalPostgres};
@@ -56,16 +56,22 @@ impl Store {
         &self.pool
     }
 
-    /// Connects with `options` and brings the schema up to date.
+    /// Brings the schema up to date, then connects a pool with `options`.
     pub async fn connect(options: PgConnectOptions, max_connections: u32) -> Result<Store, StoreError> {
+        // Migrations first, on a connection of their own with no statement timeout (a
+        // future migration may take a while on a large database).
+        let mut migrating = PgConnection::connect_with(&options).await?;
+        sqlx::migrate!("./migrations").run(&mut migrating).await?;
+        migrating.close().await?;
+        // A table waits for its writes: a stuck statement must fail (and the player be told
+        // `storage_unavailable`) rather than hold the table forever.
+        let options = options.options([("statement_timeout", "10s")]);
         let pool = PgPoolOptions::new()
             .max_connections(max_connections)
             .acquire_timeout(Duration::from_secs(10))
             .connect_with(options)
             .await?;
-        let store = Store::new(pool);
-        store.migrate().await?;
-        Ok(store)
+        Ok(Store::new(pool))
     }
 
     /// Applies the numbered files in `migrations/` that have not run yet.

@@ -942,9 +942,14 @@ fn wall_deadline(clocks: &Clocks, now: Instant) -> Option<OffsetDateTime> {
 
 /// A rule's message as a sentence: capitalised, ending with a full stop.
 fn sentence(message: &str) -> String {
-    let mut chars = message.trim().chars();
+    let message = message.trim();
+    // A leading move or square (`d8d6`, `b1-b3`) keeps its case; a word is capitalised.
+    let first_word = message.split_whitespace().next().unwrap_or("");
+    let capitalise = first_word.chars().all(char::is_alphabetic);
+    let mut chars = message.chars();
     let mut text: String = match chars.next() {
-        Some(first) => first.to_uppercase().chain(chars).collect(),
+        Some(first) if capitalise => first.to_uppercase().chain(chars).collect(),
+        Some(_) => message.to_owned(),
         None => return String::new(),
     };
     if !text.ends_with(['.', '!', '?']) {
@@ -959,7 +964,8 @@ mod tests {
 
     #[test]
     fn rule_messages_become_sentences() {
-        assert_eq!(sentence("h8 is already taken"), "H8 is already taken.");
+        assert_eq!(sentence("the square is taken"), "The square is taken.");
+        assert_eq!(sentence("d8d6 is not a legal move"), "d8d6 is not a legal move.");
         assert_eq!(sentence("Done."), "Done.");
         assert_eq!(sentence(""), "");
     }

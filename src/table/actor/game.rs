@@ -1,0 +1,257 @@
+//! The game in progress: moves (checked, stored, then applied and announced), the end of
+//! the game, resignation, and the timers (flags, graces, idleness) the actor sleeps on.
+
+use super::*;
+
+impl TableActor {
+    /// The game in progress, or the refusal that explains why there is none.
+    pub(super) fn playing(&self) -> Result<&CurrentGame, Refusal> {
+        match &self.current {
+            None => Err(Refusal::new(
+                ErrorCode::GameNotStarted,
+                "The game starts when every seat is taken.",
+            )),
+            Some(current) if current.game.outcome().is_some() => {
+                Err(Refusal::new(ErrorCode::GameOver, "The game is over."))
+            }
+            Some(current) => Ok(current),
+        }
+    }
+
+    pub(super) async fn play(
+        &mut self,
+        conn: ConnId,
+        seat: Option<Seat>,
+        payload: &Value,
+        think: Option<Duration>,
+    ) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        self.apply_move(seat, payload, think).await?;
+        self.run_premoves().await;
+        Ok(())
+    }
+
+    /// Plays a move for `seat`: checked by the rules, stored, then applied and announced.
+    pub(super) async fn apply_move(
+        &mut self,
+        seat: Seat,
+        payload: &Value,
+        think: Option<Duration>,
+    ) -> Result<(), Refusal> {
+        let current = self.playing()?;
+        if !current.game.active_seats().contains(seat) {
+            return Err(Refusal::new(ErrorCode::NotYourTurn, "It is not your turn."));
+        }
+        let mut next = current.game.clone();
+        let (played, normalised) = next.play_json(seat, payload).map_err(|err| match err {
+            MoveError::Malformed(bad) => Refusal::new(ErrorCode::BadMove, format!("{bad}.")),
+            MoveError::Illegal(illegal) => Refusal {
+                code: ErrorCode::IllegalMove,
+                message: sentence(&illegal.message),
+                rule: Some(illegal.rule),
+            },
+        })?;
+        let ply = u32::try_from(current.moves.len() + 1).unwrap_or(u32::MAX);
+        let now = Instant::now();
+        let mut clocks = current.clocks.clone();
+        if let Some(clocks) = clocks.as_mut() {
+            clocks.moved(seat, played.turn_over, think, next.active_seats(), now);
+            if next.outcome().is_some() {
+                clocks.stop_all(now);
+            }
+        }
+        let clocks_ms = clocks.as_ref().map(|clocks| clocks.remaining_ms(now));
+        let record = MoveRecord {
+            ply,
+            seat,
+            payload: &normalised,
+            clocks_ms: clocks_ms.as_deref(),
+            deadline: clocks.as_ref().and_then(|clocks| wall_deadline(clocks, now)),
+        };
+        let result = next.outcome().map(|outcome| ResultRecord {
+            outcome,
+            move_count: ply,
+        });
+        self.store
+            .append_move(current.id, record, result)
+            .await
+            .map_err(Refusal::storage)?;
+
+        // A draw offer lapses when a player who has not agreed to it moves.
+        let offer_lapses = !current.draw_agreed.is_empty() && !current.draw_agreed.contains(&seat);
+        let state = next.view();
+        let to_move: Vec<Seat> = next.active_seats().iter().collect();
+        let finished = next.outcome().map(ResultView::from);
+        let clock_view = clocks.as_ref().map(|clocks| clocks.view(now));
+        if let Some(current) = self.current.as_mut() {
+            current.game = next;
+            current.clocks = clocks;
+            current.moves.push(MoveView {
+                ply,
+                seat,
+                payload: normalised.clone(),
+            });
+            if offer_lapses {
+                current.draw_agreed.clear();
+            }
+        }
+        self.event(|version| ServerMsg::Moved {
+            version,
+            ply,
+            seat,
+            payload: normalised,
+            state,
+            to_move,
+            clocks: clock_view.clone(),
+        });
+        if let Some(result) = finished {
+            self.event(|version| ServerMsg::GameOver {
+                version,
+                result,
+                clocks: clock_view,
+            });
+        }
+        Ok(())
+    }
+
+    /// Ends the game in progress with `outcome`: clocks stopped, stored first, then announced.
+    pub(super) async fn end_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
+        let current = self.playing()?;
+        let now = Instant::now();
+        let mut clocks = current.clocks.clone();
+        if let Some(clocks) = clocks.as_mut() {
+            clocks.stop_all(now);
+        }
+        let move_count = u32::try_from(current.moves.len()).unwrap_or(u32::MAX);
+        let record = ResultRecord {
+            outcome: &outcome,
+            move_count,
+        };
+        self.store
+            .finish_game(current.id, record)
+            .await
+            .map_err(Refusal::storage)?;
+        let result = ResultView::from(&outcome);
+        let clock_view = clocks.as_ref().map(|clocks| clocks.view(now));
+        if let Some(current) = self.current.as_mut() {
+            current.game.finish(outcome);
+            current.draw_agreed.clear();
+            current.clocks = clocks;
+        }
+        self.event(|version| ServerMsg::GameOver {
+            version,
+            result,
+            clocks: clock_view,
+        });
+        Ok(())
+    }
+
+    /// When an idle table stops: no connection and no timer, for the idle period.
+    pub(super) fn idle_at(&self, wake_at: Option<Instant>) -> Option<Instant> {
+        (self.conns.is_empty() && wake_at.is_none()).then(|| self.last_activity + self.limits.idle_after)
+    }
+
+    /// When the table's timer should next wake: the next flag or end of a grace in the
+    /// game in progress.
+    pub(super) fn wake_at(&self) -> Option<Instant> {
+        let current = self.playing().ok()?;
+        let flag = current.clocks.as_ref().and_then(Clocks::next_flag);
+        let grace = self.away.iter().flatten().min().copied();
+        let next = match (flag, grace) {
+            (Some(flag), Some(grace)) => flag.min(grace),
+            (next, None) | (None, next) => next?,
+        };
+        Some(self.retry_at.map_or(next, |retry| retry.max(next)))
+    }
+
+    /// Ends the game if a clock has run out (the seat's team loses on time) or a player's
+    /// reconnect grace has (the table's absence rule applies).
+    pub(super) async fn settle_timers(&mut self) {
+        let now = Instant::now();
+        if self.retry_at.is_some_and(|retry| now < retry) {
+            return;
+        }
+        let flagged = self
+            .playing()
+            .ok()
+            .and_then(|current| current.clocks.as_ref())
+            .and_then(|clocks| clocks.flagged(now));
+        let outcome = match flagged {
+            Some(seat) => Some(Outcome {
+                // Which clock fell, by seat and role (a Bughouse role names the board).
+                detail: serde_json::json!({"seat": seat, "role": self.role_of(seat)}),
+                ..Outcome::win(self.opponents_of(seat), EndReason::Time)
+            }),
+            None => self.absence_outcome(now),
+        };
+        let Some(outcome) = outcome else { return };
+        match self.end_game(outcome).await {
+            Ok(()) => {
+                self.retry_at = None;
+                self.sync_presence();
+            }
+            Err(refusal) => {
+                tracing::error!(table = %self.id, message = %refusal.message, "a timer ended the game but it could not be stored");
+                self.retry_at = Some(now + TIMER_RETRY);
+            }
+        }
+    }
+
+    /// The name of a seat's role (`X`, `black`, `A-white`, ...).
+    pub(super) fn role_of(&self, seat: Seat) -> &'static str {
+        self.settings
+            .game
+            .seat_roles()
+            .get(usize::from(seat))
+            .copied()
+            .unwrap_or("")
+    }
+
+    /// Every seat not on `seat`'s team.
+    pub(super) fn opponents_of(&self, seat: Seat) -> Vec<Seat> {
+        let team = self.settings.game.team_of(seat);
+        self.seats
+            .iter()
+            .map(|(other, _)| other)
+            .filter(|other| self.settings.game.team_of(*other) != team)
+            .collect()
+    }
+
+    pub(super) async fn resign(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        self.playing()?;
+        let outcome = Outcome::win(self.opponents_of(seat), EndReason::Resignation);
+        self.end_game(outcome).await
+    }
+}
+
+/// A rule's message as a sentence: capitalised, ending with a full stop.
+pub(super) fn sentence(message: &str) -> String {
+    let message = message.trim();
+    // A leading move or square (`d8d6`, `b1-b3`) keeps its case; a word is capitalised.
+    let first_word = message.split_whitespace().next().unwrap_or("");
+    let capitalise = first_word.chars().all(char::is_alphabetic);
+    let mut chars = message.chars();
+    let mut text: String = match chars.next() {
+        Some(first) if capitalise => first.to_uppercase().chain(chars).collect(),
+        Some(_) => message.to_owned(),
+        None => return String::new(),
+    };
+    if !text.ends_with(['.', '!', '?']) {
+        text.push('.');
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sentence;
+
+    #[test]
+    fn rule_messages_become_sentences() {
+        assert_eq!(sentence("the square is taken"), "The square is taken.");
+        assert_eq!(sentence("d8d6 is not a legal move"), "d8d6 is not a legal move.");
+        assert_eq!(sentence("Done."), "Done.");
+        assert_eq!(sentence(""), "");
+    }
+}

@@ -1,0 +1,191 @@
+//! Seats before the game: sitting down and standing up, and starting the game when the
+//! last seat is taken (drawing seats by lot if the table says so).
+
+use super::*;
+
+/// A game whose start is stored but not yet applied in memory.
+#[derive(Debug)]
+pub(super) struct PendingStart {
+    id: Uuid,
+    number: u32,
+    seats: Seats,
+    clocks: Option<Clocks>,
+}
+
+impl TableActor {
+    pub(super) fn clean_name(&self, name: Option<String>) -> Result<String, Refusal> {
+        let name = name.as_deref().map(str::trim).unwrap_or("");
+        if name.is_empty() {
+            return Ok("Anonymous".into());
+        }
+        if name.chars().count() > self.limits.name_max_chars || name.chars().any(char::is_control) {
+            return Err(Refusal::new(
+                ErrorCode::BadName,
+                format!(
+                    "A name is at most {} characters, without control characters.",
+                    self.limits.name_max_chars
+                ),
+            ));
+        }
+        Ok(name.to_owned())
+    }
+
+    /// Seats change only before the game starts; `in_progress` explains the refusal
+    /// during a game.
+    pub(super) fn seats_open(&self, in_progress: &str) -> Result<(), Refusal> {
+        match self.status() {
+            TableStatus::Waiting => Ok(()),
+            TableStatus::Playing => Err(Refusal::new(ErrorCode::GameInProgress, in_progress)),
+            TableStatus::Finished => Err(Refusal::new(ErrorCode::GameOver, "The game at this table is over.")),
+        }
+    }
+
+    pub(super) async fn sit(&mut self, conn: ConnId, seat: Seat, name: Option<String>) -> Result<(), Refusal> {
+        if !self.seats.exists(seat) {
+            return Err(Refusal::new(
+                ErrorCode::NoSuchSeat,
+                format!("This table has seats 0 to {}.", self.seats.count().saturating_sub(1)),
+            ));
+        }
+        self.seats_open("The game has started; every seat is taken.")?;
+        let name = self.clean_name(name)?;
+        if let Some(holder) = self.seats.holder(seat) {
+            let mine = self.conns.get(&conn).and_then(|c| c.key) == Some(holder.key);
+            return Err(if mine {
+                Refusal::new(ErrorCode::AlreadySeated, format!("You already hold seat {seat}."))
+            } else {
+                Refusal::new(ErrorCode::SeatTaken, format!("Seat {seat} is taken."))
+            });
+        }
+        let key = self.player(conn);
+        self.store
+            .take_seat(&self.id, seat, key.as_bytes(), &name)
+            .await
+            .map_err(Refusal::storage)?;
+        let mut seats = self.seats.clone();
+        seats.sit(
+            seat,
+            Holder {
+                key,
+                name: name.clone(),
+            },
+        );
+        let start = if seats.is_full() {
+            match self.store_start(seats.clone()).await {
+                Ok(start) => Some(start),
+                Err(err) => {
+                    if let Err(undo) = self.store.free_seat(&self.id, seat).await {
+                        tracing::error!(error = %undo, "could not undo a seat after a failed start");
+                    }
+                    return Err(Refusal::storage(err));
+                }
+            }
+        } else {
+            None
+        };
+        self.seats = seats;
+        // `seated` says as much as a presence event: the player sat down over a connection.
+        if let Some(slot) = self.announced_presence.get_mut(usize::from(seat)) {
+            *slot = true;
+        }
+        self.event(|version| ServerMsg::Seated { version, seat, name });
+        if let Some(start) = start {
+            self.begin_game(start);
+        }
+        self.sync_presence();
+        Ok(())
+    }
+
+    pub(super) async fn stand(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        self.seats_open("You cannot leave a seat during a game; resign instead.")?;
+        self.store.free_seat(&self.id, seat).await.map_err(Refusal::storage)?;
+        self.seats.stand(seat);
+        self.event(|version| ServerMsg::Stood { version, seat });
+        self.sync_presence();
+        Ok(())
+    }
+
+    /// Every seat is taken: draws the seats if the table says so and stores the start.
+    /// Nothing changes in memory until [`Self::begin_game`].
+    pub(super) async fn store_start(&self, mut seats: Seats) -> Result<PendingStart, StoreError> {
+        if self.settings.seating == Seating::Random {
+            seats.shuffle();
+        }
+        let roles = self.settings.game.seat_roles();
+        let players: Vec<PlayerRecord> = seats
+            .iter()
+            .filter_map(|(seat, holder)| {
+                holder.map(|holder| PlayerRecord {
+                    seat,
+                    role: roles.get(usize::from(seat)).copied().unwrap_or("").to_owned(),
+                    player_key: holder.key.as_bytes().to_vec(),
+                    name: holder.name.clone(),
+                })
+            })
+            .collect();
+        let id = Uuid::new_v4();
+        let number = self.current.as_ref().map_or(1, |current| current.number + 1);
+        let now = Instant::now();
+        let clocks = Clocks::new(self.settings.time_control, seats.count()).map(|mut clocks| {
+            clocks.start(self.preview.active_seats(), now);
+            clocks
+        });
+        let deadline = clocks.as_ref().and_then(|clocks| wall_deadline(clocks, now));
+        self.store.start_game(id, &self.id, number, &players, deadline).await?;
+        Ok(PendingStart {
+            id,
+            number,
+            seats,
+            clocks,
+        })
+    }
+
+    /// Starts the stored game in memory and announces it with its seating.
+    pub(super) fn begin_game(&mut self, start: PendingStart) {
+        let PendingStart {
+            id,
+            number,
+            seats,
+            clocks,
+        } = start;
+        self.seats = seats;
+        self.premoves = vec![None; self.seats.count()];
+        let game = self.settings.game.new_game();
+        let state = game.view();
+        let to_move: Vec<Seat> = game.active_seats().iter().collect();
+        let clock_view = clocks.as_ref().map(|clocks| clocks.view(Instant::now()));
+        self.current = Some(CurrentGame {
+            id,
+            number,
+            game,
+            moves: Vec::new(),
+            draw_agreed: Vec::new(),
+            clocks,
+        });
+        // Seats may have been redrawn; `game_started` carries each seat's presence.
+        let seat_views = self.seat_views();
+        self.announced_presence = seat_views
+            .iter()
+            .map(|view| view.player.as_ref().is_some_and(|p| p.connected))
+            .collect();
+        self.event(|version| ServerMsg::GameStarted {
+            version,
+            game_number: number,
+            seats: seat_views,
+            state,
+            to_move,
+            clocks: clock_view,
+        });
+        // Seats may have been drawn by lot: tell each player's connections their seats.
+        let players: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, conn)| conn.token.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        for conn in players {
+            self.send_welcome(conn);
+        }
+    }
+}

@@ -1367,15 +1367,8 @@ mod tests {
 
     // ---------------------------------------------------------------- settings
 
-    fn reader(value: Value) -> SettingsReader {
-        match value {
-            Value::Object(map) => SettingsReader::new(map),
-            _ => unreachable!("tests pass objects"),
-        }
-    }
-
     fn read(value: Value) -> Result<BughouseSettings, SettingError> {
-        let mut r = reader(value);
+        let mut r = SettingsReader::of(value);
         let settings = Bughouse::read_settings(&mut r)?;
         r.finish()?;
         Ok(settings)
@@ -1554,7 +1547,7 @@ mod tests {
     fn any_game_plays_bughouse_over_json() {
         use super::super::{AnySettings, GameKind, MoveError};
         assert_eq!(GameKind::from_id("bughouse"), Some(GameKind::Bughouse));
-        let mut r = reader(json!({}));
+        let mut r = SettingsReader::of(json!({}));
         let settings = AnySettings::read(GameKind::Bughouse, &mut r).unwrap();
         assert_eq!(settings.seat_count(), 4);
         assert_eq!(settings.team_of(3), 0);

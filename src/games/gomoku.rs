@@ -700,13 +700,6 @@ mod tests {
 
     // ---------------------------------------------------------------- settings
 
-    fn reader(value: Value) -> SettingsReader {
-        match value {
-            Value::Object(map) => SettingsReader::new(map),
-            _ => unreachable!("tests pass objects"),
-        }
-    }
-
     #[test]
     fn settings_default_and_wire_form() {
         let settings = GomokuSettings::default();
@@ -714,7 +707,7 @@ mod tests {
             serde_json::to_value(&settings).unwrap(),
             json!({"variant": "free", "board_size": 15, "opening": "center"})
         );
-        let mut empty = reader(json!({}));
+        let mut empty = SettingsReader::of(json!({}));
         assert_eq!(Gomoku::read_settings(&mut empty), Ok(settings));
         assert_eq!(Gomoku::seat_roles(&GomokuSettings::default()), &["X", "O"]);
         assert_eq!(Gomoku::team_of(1), 1);
@@ -722,7 +715,7 @@ mod tests {
 
     #[test]
     fn settings_read_every_choice_and_refuse_others() {
-        let mut r = reader(json!({"variant": "exact5", "board_size": 19, "opening": "free", "x": 1}));
+        let mut r = SettingsReader::of(json!({"variant": "exact5", "board_size": 19, "opening": "free", "x": 1}));
         let settings = Gomoku::read_settings(&mut r).unwrap();
         assert_eq!(
             settings,
@@ -743,7 +736,7 @@ mod tests {
             (json!({"board_size": 17}), "settings.board_size"),
             (json!({"opening": "centre"}), "settings.opening"),
         ] {
-            let err = Gomoku::read_settings(&mut reader(bad)).unwrap_err();
+            let err = Gomoku::read_settings(&mut SettingsReader::of(bad)).unwrap_err();
             assert_eq!(err.field, field);
         }
     }
@@ -1273,7 +1266,7 @@ mod tests {
     #[test]
     fn through_any_game_json_edges() {
         use crate::games::{AnySettings, GameKind, MoveError};
-        let mut r = reader(json!({"board_size": 19}));
+        let mut r = SettingsReader::of(json!({"board_size": 19}));
         let settings = AnySettings::read(GameKind::Gomoku, &mut r).unwrap();
         assert_eq!(settings.seat_count(), 2);
         let mut table = settings.new_game();

@@ -2221,39 +2221,34 @@ mod tests {
         assert!(err.reason.contains("like \"1c1 2e7 3b2 4f6 5a3 6g5 / 1\""), "{err}");
     }
 
-    fn reader(value: Value) -> SettingsReader {
-        match value {
-            Value::Object(map) => SettingsReader::new(map),
-            _ => unreachable!("tests pass objects"),
-        }
-    }
-
     #[test]
     fn settings_default_and_start_position_read_back_identically() {
-        let mut r = reader(json!({}));
+        let mut r = SettingsReader::of(json!({}));
         let default = Krux::read_settings(&mut r).unwrap();
         assert_eq!(default, KruxSettings::default());
         assert_eq!(serde_json::to_value(&default).unwrap(), json!({}));
         assert_eq!(Krux::new(&default).position(), "1c1 2e7 3b2 4f6 5a3 6g5 / 1");
         assert_eq!(Krux::seat_roles(&default), ["white", "black"]);
 
-        let mut r = reader(json!({"start_position": "2e7 1C1 3b2 4f6 5a3 6g5/1", "other": 1}));
+        let mut r = SettingsReader::of(json!({"start_position": "2e7 1C1 3b2 4f6 5a3 6g5/1", "other": 1}));
         let set = Krux::read_settings(&mut r).unwrap();
         assert_eq!(r.finish().unwrap_err().field, "settings.other");
         let wire = serde_json::to_value(&set).unwrap();
         assert_eq!(wire, json!({"start_position": "1c1 2e7 3b2 4f6 5a3 6g5 / 1"}));
-        let again = Krux::read_settings(&mut reader(wire.clone())).unwrap();
+        let again = Krux::read_settings(&mut SettingsReader::of(wire.clone())).unwrap();
         assert_eq!(again, set);
         assert_eq!(serde_json::to_value(&again).unwrap(), wire);
         assert_eq!(Krux::new(&again).position(), "1c1 2e7 3b2 4f6 5a3 6g5 / 1");
 
-        let err =
-            Krux::read_settings(&mut reader(json!({"start_position": "1c1 2e7 3b2 4f6 5c1 6g5 / 1"}))).unwrap_err();
+        let err = Krux::read_settings(&mut SettingsReader::of(
+            json!({"start_position": "1c1 2e7 3b2 4f6 5c1 6g5 / 1"}),
+        ))
+        .unwrap_err();
         assert_eq!(err.field, "settings.start_position");
         assert!(err.message.contains("pieces 1 and 5 are both on c1"), "{}", err.message);
-        let err = Krux::read_settings(&mut reader(json!({"start_position": 17}))).unwrap_err();
+        let err = Krux::read_settings(&mut SettingsReader::of(json!({"start_position": 17}))).unwrap_err();
         assert_eq!(err.field, "settings.start_position");
-        let null = Krux::read_settings(&mut reader(json!({"start_position": null}))).unwrap();
+        let null = Krux::read_settings(&mut SettingsReader::of(json!({"start_position": null}))).unwrap();
         assert_eq!(null, KruxSettings::default());
     }
 

@@ -1934,15 +1934,8 @@ mod tests {
 
     // ---------------------------------------------------------------- settings
 
-    fn reader(value: Value) -> SettingsReader {
-        match value {
-            Value::Object(map) => SettingsReader::new(map),
-            _ => unreachable!("tests pass objects"),
-        }
-    }
-
     fn read(value: Value) -> Result<LoaSettings, SettingError> {
-        let mut r = reader(value);
+        let mut r = SettingsReader::of(value);
         let settings = LinesOfAction::read_settings(&mut r)?;
         r.finish()?;
         Ok(settings)
@@ -2065,7 +2058,7 @@ mod tests {
             serde_json::to_value(GameKind::LinesOfAction).unwrap(),
             json!("lines-of-action")
         );
-        let mut r = reader(json!({"simultaneous": "mover-wins"}));
+        let mut r = SettingsReader::of(json!({"simultaneous": "mover-wins"}));
         let settings = AnySettings::read(GameKind::LinesOfAction, &mut r).unwrap();
         r.finish().unwrap();
         assert_eq!(settings.kind(), GameKind::LinesOfAction);

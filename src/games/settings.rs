@@ -84,6 +84,17 @@ impl SettingsReader {
     }
 }
 
+#[cfg(test)]
+impl SettingsReader {
+    /// A reader over a JSON object written with `json!` (tests only).
+    pub(crate) fn of(value: Value) -> SettingsReader {
+        match value {
+            Value::Object(map) => SettingsReader::new(map),
+            other => panic!("settings in tests are objects, not {other}"),
+        }
+    }
+}
+
 fn field(key: &str) -> String {
     format!("settings.{key}")
 }
@@ -101,16 +112,9 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn reader(value: Value) -> SettingsReader {
-        match value {
-            Value::Object(map) => SettingsReader::new(map),
-            _ => unreachable!("tests pass objects"),
-        }
-    }
-
     #[test]
     fn choice_defaults_to_first_and_refuses_others() {
-        let mut r = reader(json!({"opening": "diagonal"}));
+        let mut r = SettingsReader::of(json!({"opening": "diagonal"}));
         assert_eq!(r.take_choice("variant", &["free", "exact5"]), Ok("free"));
         let err = r.take_choice("opening", &["center", "free"]).unwrap_err();
         assert_eq!(err.field, "settings.opening");
@@ -119,7 +123,7 @@ mod tests {
 
     #[test]
     fn int_choice_refuses_out_of_range_and_wrong_type() {
-        let mut r = reader(json!({"a": 17, "b": "15", "c": 19}));
+        let mut r = SettingsReader::of(json!({"a": 17, "b": "15", "c": 19}));
         assert_eq!(r.take_int_choice("a", &[15, 19]).unwrap_err().field, "settings.a");
         assert_eq!(r.take_int_choice("b", &[15, 19]).unwrap_err().field, "settings.b");
         assert_eq!(r.take_int_choice("c", &[15, 19]), Ok(19));
@@ -128,7 +132,7 @@ mod tests {
 
     #[test]
     fn leftover_key_is_named() {
-        let mut r = reader(json!({"variant": "free", "colour": "red"}));
+        let mut r = SettingsReader::of(json!({"variant": "free", "colour": "red"}));
         r.take_choice("variant", &["free"]).unwrap();
         assert_eq!(r.finish().unwrap_err().field, "settings.colour");
     }

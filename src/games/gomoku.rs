@@ -35,7 +35,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::text::{letter_and_row, serde_as_string, shorten};
+use super::text::{ParseSquareError, letter_and_row, serde_as_string};
 use super::{EndReason, Outcome, Played, RuleError, Rules, Seat, SeatSet, SettingError, SettingsReader};
 
 /// The largest board a [`Square`] can name (one letter per column).
@@ -185,26 +185,14 @@ impl fmt::Display for Square {
     }
 }
 
-/// A string that is not a square in the notation of the module doc.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error(
-    "invalid square \"{input}\": {reason}; expected a column letter A-Z followed by a row \
-     number 1-99 without leading zeros, like \"H8\""
-)]
-pub struct ParseSquareError {
-    /// The offending text (cut short if long).
-    pub input: String,
-    pub reason: &'static str,
-}
+/// What a square of this game looks like, for errors.
+const SQUARE_FORM: &str = "a column letter A-Z followed by a row number 1-99 without leading zeros, like \"H8\"";
 
 impl FromStr for Square {
     type Err = ParseSquareError;
 
     fn from_str(text: &str) -> Result<Square, ParseSquareError> {
-        let (col, row) = letter_and_row(text).map_err(|reason| ParseSquareError {
-            input: shorten(text, 12),
-            reason,
-        })?;
+        let (col, row) = letter_and_row(text).map_err(|reason| ParseSquareError::new(text, reason, SQUARE_FORM))?;
         Ok(Square { col, row })
     }
 }

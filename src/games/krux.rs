@@ -143,7 +143,7 @@ use serde::de;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use serde_json::{Value, json};
 
-use super::text::{letter_and_row, serde_as_string, shorten};
+use super::text::{ParseSquareError, letter_and_row, serde_as_string, shorten};
 use super::{EndReason, Outcome, Played, RuleError, Rules, Seat, SeatSet, SettingError, SettingsReader};
 
 /// Columns and rows of the board.
@@ -230,23 +230,14 @@ impl fmt::Display for Square {
     }
 }
 
-/// A string that is not a square in the notation of the module doc.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid square \"{input}\": {reason}; expected a column letter a-g followed by a row number 1-7, like \"c2\"")]
-pub struct ParseSquareError {
-    /// The offending text (cut short if long).
-    pub input: String,
-    pub reason: &'static str,
-}
+/// What a square of this game looks like, for errors.
+const SQUARE_FORM: &str = "a column letter a-g followed by a row number 1-7, like \"c2\"";
 
 impl FromStr for Square {
     type Err = ParseSquareError;
 
     fn from_str(text: &str) -> Result<Square, ParseSquareError> {
-        let (col, row) = letter_and_row(text).map_err(|reason| ParseSquareError {
-            input: shorten(text, 12),
-            reason,
-        })?;
+        let (col, row) = letter_and_row(text).map_err(|reason| ParseSquareError::new(text, reason, SQUARE_FORM))?;
         Ok(Square { col, row })
     }
 }

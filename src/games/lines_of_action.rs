@@ -68,7 +68,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::text::{serde_as_string, shorten};
+use super::text::{ParseSquareError, serde_as_string, shorten};
 use super::{EndReason, Outcome, Played, RuleError, Rules, Seat, SeatSet, SettingError, SettingsReader};
 
 /// The most pieces a side can have (the start).
@@ -184,23 +184,14 @@ impl fmt::Display for Square {
     }
 }
 
-/// A string that is not a square in the notation of the module doc.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("invalid square \"{input}\": {reason}; expected a column letter a-h followed by a row 1-8, like \"b1\"")]
-pub struct ParseSquareError {
-    /// The offending text (cut short if long).
-    pub input: String,
-    pub reason: &'static str,
-}
+/// What a square of this game looks like, for errors.
+const SQUARE_FORM: &str = "a column letter a-h followed by a row 1-8, like \"b1\"";
 
 impl FromStr for Square {
     type Err = ParseSquareError;
 
     fn from_str(text: &str) -> Result<Square, ParseSquareError> {
-        let fail = |reason: &'static str| ParseSquareError {
-            input: shorten(text, 12),
-            reason,
-        };
+        let fail = |reason: &'static str| ParseSquareError::new(text, reason, SQUARE_FORM);
         let bytes = text.as_bytes();
         let (&letter, rest) = bytes.split_first().ok_or_else(|| fail("it is empty"))?;
         let col = letter.to_ascii_lowercase().wrapping_sub(b'a');

@@ -11,6 +11,27 @@ pub fn shorten(text: &str, max: usize) -> String {
     short
 }
 
+/// A string that is not a square of a game's board notation.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid square \"{input}\": {reason}; expected {expected}")]
+pub struct ParseSquareError {
+    /// The offending text (cut short if long).
+    pub input: String,
+    pub reason: &'static str,
+    /// What the game's squares look like, e.g. `a column letter a-h followed by a row 1-8`.
+    pub expected: &'static str,
+}
+
+impl ParseSquareError {
+    pub fn new(text: &str, reason: &'static str, expected: &'static str) -> ParseSquareError {
+        ParseSquareError {
+            input: shorten(text, 12),
+            reason,
+            expected,
+        }
+    }
+}
+
 /// Reads `<letter><row>`: one column letter (either case) and a row number 1–99 without
 /// leading zeros. Returns the column (0 for `a`) and row (0 for row 1) indices, or why
 /// the text is not a square. Whether the square is on a board is the caller's question.

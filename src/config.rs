@@ -17,6 +17,7 @@ pub struct Settings {
     pub server: ServerSettings,
     pub database: DatabaseSettings,
     pub limits: LimitSettings,
+    pub bots: BotSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -49,6 +50,34 @@ pub struct LimitSettings {
     pub name_max_chars: usize,
     pub idle_table_seconds: u64,
     pub tables_per_minute: u32,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct BotSettings {
+    /// Search threads; 0 means one per CPU core.
+    pub threads: usize,
+    pub easy_ms: u64,
+    pub medium_ms: u64,
+    pub hard_ms: u64,
+}
+
+impl BotSettings {
+    /// Each strength's thinking time at an untimed table.
+    pub fn budgets(&self) -> crate::bots::Budgets {
+        crate::bots::Budgets {
+            easy_ms: self.easy_ms,
+            medium_ms: self.medium_ms,
+            hard_ms: self.hard_ms,
+        }
+    }
+
+    /// The number of search threads to start.
+    pub fn thread_count(&self) -> usize {
+        match self.threads {
+            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            n => n,
+        }
+    }
 }
 
 /// A configuration that could not be read.
@@ -98,5 +127,6 @@ mod tests {
         assert_eq!(settings.server.port, 8080);
         assert!(settings.database.url.is_empty());
         assert!(settings.limits.max_message_bytes >= 1024);
+        assert_eq!(settings.bots.budgets(), crate::bots::Budgets::default());
     }
 }

@@ -10,10 +10,12 @@
 //! - [`protocol`]: every client and server message (documented in `docs/protocol.md`).
 //! - [`table`]: one actor per table: seats, the game, versioned events.
 //! - [`games`]: the rules of each game, pure code behind one trait.
+//! - [`bots`]: computer players for every game, and the arena that measures them.
 //! - [`store`]: Postgres (and the private development cluster).
 //! - [`perft`]: the `perft` subcommand's counts.
 
 pub mod app;
+pub mod bots;
 pub mod config;
 pub mod games;
 pub mod http;

@@ -1,12 +1,15 @@
 //! The `spelbord` binary: with no arguments (or `serve`), load configuration, open the
-//! database and serve until Ctrl-C or SIGTERM; `spelbord perft GAME --depth N` counts moves.
+//! database and serve until Ctrl-C or SIGTERM; `spelbord perft GAME --depth N` counts moves;
+//! `spelbord arena --game G --a LEVEL --b LEVEL --games N` plays bots against each other.
 
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use spelbord::app::App;
+use spelbord::bots::Strength;
+use spelbord::bots::arena::{self, MatchSpec};
 use spelbord::config::Settings;
-use spelbord::games::GameKind;
+use spelbord::games::{AnySettings, GameKind, SettingsReader};
 use spelbord::store::Database;
 use tracing_subscriber::EnvFilter;
 
@@ -32,6 +35,40 @@ enum Command {
         #[arg(long)]
         position: Option<String>,
     },
+    /// Play bots against each other with alternating sides and print the score of `a`
+    /// and the think times (see docs/bots.md).
+    Arena {
+        #[arg(long)]
+        game: ArenaGame,
+        /// The strength of side `a`: random, easy, medium or hard.
+        #[arg(long, value_parser = parse_strength)]
+        a: Strength,
+        #[arg(long, value_parser = parse_strength)]
+        b: Strength,
+        #[arg(long, default_value_t = 20)]
+        games: u32,
+        /// Every bot's budget per move, overriding the configured ones.
+        #[arg(long)]
+        ms_per_move: Option<u64>,
+        /// Each seat's clock in seconds (sudden death); Bughouse defaults to 180, the
+        /// other games are untimed unless given.
+        #[arg(long)]
+        clock_seconds: Option<u64>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ArenaGame {
+    Gomoku,
+    LinesOfAction,
+    Krux,
+    Bughouse,
+}
+
+fn parse_strength(text: &str) -> Result<Strength, String> {
+    Strength::from_id(text).ok_or_else(|| format!("unknown strength \"{text}\"; one of random, easy, medium, hard"))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -62,7 +99,100 @@ fn main() -> ExitCode {
                 }
             }
         }
+        Command::Arena {
+            game,
+            a,
+            b,
+            games,
+            ms_per_move,
+            clock_seconds,
+            seed,
+        } => {
+            let kind = match game {
+                ArenaGame::Gomoku => GameKind::Gomoku,
+                ArenaGame::LinesOfAction => GameKind::LinesOfAction,
+                ArenaGame::Krux => GameKind::Krux,
+                ArenaGame::Bughouse => GameKind::Bughouse,
+            };
+            let budgets = match Settings::load() {
+                Ok(settings) => settings.bots.budgets(),
+                Err(err) => {
+                    eprintln!("spelbord arena: {err}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let settings = match AnySettings::read(kind, &mut SettingsReader::new(Default::default())) {
+                Ok(settings) => settings,
+                Err(err) => {
+                    eprintln!("spelbord arena: {err}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let clock = clock_seconds
+                .or((kind == GameKind::Bughouse).then_some(180))
+                .map(std::time::Duration::from_secs);
+            let spec = MatchSpec {
+                settings,
+                a,
+                b,
+                games,
+                ms_per_move,
+                budgets,
+                clock,
+                seed,
+            };
+            run_arena(kind, &spec);
+            ExitCode::SUCCESS
+        }
     }
+}
+
+fn run_arena(kind: GameKind, spec: &MatchSpec) {
+    let roles = spec.settings.seat_roles();
+    let report = arena::play_match(spec, |number, record| {
+        let sides: Vec<&str> = record
+            .a_seats
+            .iter()
+            .map(|seat| roles.get(usize::from(*seat)).copied().unwrap_or("?"))
+            .collect();
+        let result = match record.a_score() {
+            1.0 => "a wins",
+            0.0 => "b wins",
+            _ => "draw",
+        };
+        println!(
+            "game {number}/{}: a as {}: {result} ({}, {} moves)",
+            spec.games,
+            sides.join("+"),
+            record.outcome.reason.as_str(),
+            record.plies
+        );
+    });
+    let (mean_a, p99_a) = arena::mean_and_p99(&report.think_a);
+    let (mean_b, p99_b) = arena::mean_and_p99(&report.think_b);
+    println!(
+        "{} {} (a) vs {} (b), {} games: a won {}, drew {}, lost {}: {:.1} % of the points for a",
+        kind.id(),
+        spec.a.id(),
+        spec.b.id(),
+        report.games.len(),
+        report.wins(),
+        report.draws(),
+        report.losses(),
+        100.0 * report.a_share()
+    );
+    println!(
+        "think per move: a mean {:.1} ms, p99 {:.1} ms; b mean {:.1} ms, p99 {:.1} ms; games lost on time: {}",
+        ms(mean_a),
+        ms(p99_a),
+        ms(mean_b),
+        ms(p99_b),
+        report.time_losses()
+    );
+}
+
+fn ms(duration: std::time::Duration) -> f64 {
+    duration.as_secs_f64() * 1_000.0
 }
 
 #[tokio::main]

@@ -1,0 +1,16 @@
+//! The lines of action bot. For now every strength plays a uniformly random legal move; the
+//! engine that makes the strengths differ comes next.
+
+use super::{Bot, Context, Decision, Strength, random_move};
+use crate::games::Seat;
+use crate::games::lines_of_action::LinesOfAction;
+
+impl Bot for LinesOfAction {
+    fn decide(&self, seat: Seat, _strength: Strength, ctx: &Context) -> Decision<Self::Move> {
+        random_move(self, seat, ctx)
+    }
+
+    fn accepts_draw(&self, _seat: Seat, _strength: Strength) -> bool {
+        false
+    }
+}

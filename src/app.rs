@@ -8,10 +8,11 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use tower_http::trace::TraceLayer;
 
+use crate::bots::pool::BotPool;
 use crate::config::Settings;
 use crate::store::Store;
 use crate::table::Tables;
-use crate::table::actor::TableLimits;
+use crate::table::actor::{TableLimits, TableServices};
 
 /// What every route and connection shares.
 #[derive(Clone)]
@@ -48,7 +49,9 @@ impl App {
             chat_max_chars: settings.limits.chat_max_chars,
             idle_after: std::time::Duration::from_secs(settings.limits.idle_table_seconds),
         };
-        let tables = Tables::new(store.clone(), limits, shutdown.clone(), tracker.clone());
+        let bots = BotPool::start(settings.bots.thread_count(), settings.bots.budgets());
+        let services = TableServices { limits, bots };
+        let tables = Tables::new(store.clone(), services, shutdown.clone(), tracker.clone());
         match tables.restore_in_play().await {
             Ok(0) => {}
             Ok(count) => tracing::info!(count, "rebuilt the tables whose games are in play"),

@@ -7,6 +7,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::bots::Strength;
 use crate::games::{EndReason, Outcome, Seat};
 use crate::table::clock::ClockView;
 
@@ -65,6 +66,15 @@ pub enum ClientMsg {
     CancelPremove {
         seat: Option<Seat>,
     },
+    /// Puts the computer, at a strength, in a free seat (seated players, before a game).
+    AddBot {
+        seat: Seat,
+        strength: Strength,
+    },
+    /// Takes the computer out of a seat (seated players, before a game).
+    RemoveBot {
+        seat: Seat,
+    },
     /// Asks for a `pong` (an application-level liveness check).
     Ping,
 }
@@ -83,6 +93,8 @@ pub const CLIENT_TYPES: &[&str] = &[
     "team_chat",
     "premove",
     "cancel_premove",
+    "add_bot",
+    "remove_bot",
     "ping",
 ];
 
@@ -196,6 +208,8 @@ pub enum ErrorCode {
     YourTurn,
     /// There is no premove to cancel.
     NoPremove,
+    /// `remove_bot` on a seat the computer does not hold.
+    NotABot,
 }
 
 /// A seat as everyone sees it.
@@ -211,6 +225,9 @@ pub struct SeatView {
 #[derive(Debug, Clone, Serialize)]
 pub struct PlayerView {
     pub name: String,
+    /// The strength of a bot (`"hard"`); absent for a person.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bot: Option<Strength>,
     /// Whether the player has at least one open connection to the table.
     pub connected: bool,
     /// While the player is away during a game: milliseconds left to come back before the
@@ -314,6 +331,9 @@ pub enum ServerMsg {
         version: u64,
         seat: Seat,
         name: String,
+        /// The strength, when the computer took the seat.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bot: Option<Strength>,
     },
     Stood {
         version: u64,
@@ -445,6 +465,8 @@ mod tests {
             r#"{"type":"decline_draw"}"#,
             r#"{"type":"chat","text":"gg"}"#,
             r#"{"type":"ping","ref":7}"#,
+            r#"{"type":"add_bot","seat":1,"strength":"hard"}"#,
+            r#"{"type":"remove_bot","seat":1}"#,
         ] {
             assert!(parse_client_msg(text).is_ok(), "{text}");
         }
@@ -458,6 +480,10 @@ mod tests {
         assert_eq!(code(r#"{"type":"dance"}"#), ErrorCode::UnknownType);
         assert_eq!(code(r#"{"type":"sit","seat":"north"}"#), ErrorCode::BadMessage);
         assert_eq!(code(r#"{"type":"move"}"#), ErrorCode::BadMessage);
+        assert_eq!(
+            code(r#"{"type":"add_bot","seat":1,"strength":"grandmaster"}"#),
+            ErrorCode::BadMessage
+        );
     }
 
     #[test]

@@ -56,7 +56,7 @@ async fn create_answers_201_with_a_shareable_link_and_stores_the_table() {
         settings,
         json!({
             "variant": "exact5", "board_size": 19, "opening": "center", "seating": "random",
-            "time_control": {"kind": "none"}, "grace_seconds": 60, "on_absence": "loss"
+            "time_control": {"kind": "none"}, "grace_seconds": 60, "on_absence": "loss", "bots": {}
         })
     );
 }

@@ -8,6 +8,7 @@
 //! bounded pool of OS threads in [`pool`], and [`budget`] decides how long one may take.
 //!
 //! - [`budget`]: how long a bot may think, from its strength and its clock.
+//! - [`pool`]: the search threads and the answers' way back to the table.
 //! - [`arena`]: plays bots against each other (the `spelbord arena` command).
 
 pub mod arena;
@@ -16,6 +17,7 @@ pub mod bughouse;
 pub mod gomoku;
 pub mod krux;
 pub mod lines_of_action;
+pub mod pool;
 
 use std::time::{Duration, Instant};
 

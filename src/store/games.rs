@@ -12,8 +12,11 @@ use crate::games::Outcome;
 pub struct PlayerRecord {
     pub seat: u8,
     pub role: String,
-    pub player_key: Vec<u8>,
+    /// A person's key; `None` for a bot.
+    pub player_key: Option<Vec<u8>>,
     pub name: String,
+    /// A bot's strength (`"hard"`); `None` for a person.
+    pub bot: Option<&'static str>,
 }
 
 /// A move to store: its number in the game (from 1), who played it and what it was.
@@ -52,11 +55,12 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         for player in players {
-            sqlx::query("INSERT INTO seats (table_id, seat, player_key, name) VALUES ($1, $2, $3, $4)")
+            sqlx::query("INSERT INTO seats (table_id, seat, player_key, name, bot) VALUES ($1, $2, $3, $4, $5)")
                 .bind(table_id)
                 .bind(i16::from(player.seat))
                 .bind(&player.player_key)
                 .bind(&player.name)
+                .bind(player.bot)
                 .execute(&mut *tx)
                 .await?;
         }
@@ -68,14 +72,17 @@ impl Store {
             .execute(&mut *tx)
             .await?;
         for player in players {
-            sqlx::query("INSERT INTO game_players (game_id, seat, role, player_key, name) VALUES ($1, $2, $3, $4, $5)")
-                .bind(game_id)
-                .bind(i16::from(player.seat))
-                .bind(&player.role)
-                .bind(&player.player_key)
-                .bind(&player.name)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "INSERT INTO game_players (game_id, seat, role, player_key, name, bot) VALUES ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(game_id)
+            .bind(i16::from(player.seat))
+            .bind(&player.role)
+            .bind(&player.player_key)
+            .bind(&player.name)
+            .bind(player.bot)
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
         Ok(())
@@ -131,7 +138,7 @@ async fn insert_result(tx: &mut sqlx::PgConnection, game_id: Uuid, result: Resul
     sqlx::query(
         "INSERT INTO results (game_id, outcome, winners, reason, detail, move_count, players, started_at, ended_at)
          SELECT g.id, $2, $3, $4, $5, $6,
-                (SELECT coalesce(jsonb_agg(jsonb_build_object('seat', p.seat, 'role', p.role, 'name', p.name) ORDER BY p.seat), '[]'::jsonb)
+                (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('seat', p.seat, 'role', p.role, 'name', p.name, 'bot', p.bot)) ORDER BY p.seat), '[]'::jsonb)
                    FROM game_players p WHERE p.game_id = g.id),
                 g.started_at, now()
            FROM games g WHERE g.id = $1",

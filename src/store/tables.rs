@@ -12,18 +12,48 @@ pub struct TableRow {
     pub settings: Value,
 }
 
+/// A bot a new table's settings seat.
+#[derive(Debug, Clone)]
+pub struct NewBotSeat {
+    pub seat: u8,
+    pub name: String,
+    /// The strength's id (`"hard"`).
+    pub strength: &'static str,
+}
+
 impl Store {
-    /// Stores a new table. Returns `false` (and stores nothing) when the id is taken.
-    pub async fn insert_table(&self, id: &str, game: &str, settings: &Value) -> Result<bool, StoreError> {
+    /// Stores a new table and the bots its settings seat, in one transaction. Returns
+    /// `false` (and stores nothing) when the id is taken.
+    pub async fn insert_table(
+        &self,
+        id: &str,
+        game: &str,
+        settings: &Value,
+        bots: &[NewBotSeat],
+    ) -> Result<bool, StoreError> {
+        let mut tx = self.pool().begin().await?;
         let inserted =
             sqlx::query("INSERT INTO tables (id, game, settings) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
                 .bind(id)
                 .bind(game)
                 .bind(settings)
-                .execute(self.pool())
+                .execute(&mut *tx)
                 .await?
                 .rows_affected();
-        Ok(inserted == 1)
+        if inserted != 1 {
+            return Ok(false);
+        }
+        for bot in bots {
+            sqlx::query("INSERT INTO seats (table_id, seat, name, bot) VALUES ($1, $2, $3, $4)")
+                .bind(id)
+                .bind(i16::from(bot.seat))
+                .bind(&bot.name)
+                .bind(bot.strength)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
+        Ok(true)
     }
 
     /// Reads one table, `None` if there is no such id.
@@ -38,15 +68,32 @@ impl Store {
 
     /// Records that the player with `player_key` holds `seat`.
     pub async fn take_seat(&self, table_id: &str, seat: u8, player_key: &[u8], name: &str) -> Result<(), StoreError> {
+        self.seat_holder(table_id, seat, Some(player_key), name, None).await
+    }
+
+    /// Records that a bot of `strength` (`"hard"`) holds `seat`.
+    pub async fn seat_bot(&self, table_id: &str, seat: u8, name: &str, strength: &str) -> Result<(), StoreError> {
+        self.seat_holder(table_id, seat, None, name, Some(strength)).await
+    }
+
+    async fn seat_holder(
+        &self,
+        table_id: &str,
+        seat: u8,
+        player_key: Option<&[u8]>,
+        name: &str,
+        bot: Option<&str>,
+    ) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO seats (table_id, seat, player_key, name) VALUES ($1, $2, $3, $4)
+            "INSERT INTO seats (table_id, seat, player_key, name, bot) VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (table_id, seat) DO UPDATE
-             SET player_key = EXCLUDED.player_key, name = EXCLUDED.name, sat_at = now()",
+             SET player_key = EXCLUDED.player_key, name = EXCLUDED.name, bot = EXCLUDED.bot, sat_at = now()",
         )
         .bind(table_id)
         .bind(i16::from(seat))
         .bind(player_key)
         .bind(name)
+        .bind(bot)
         .execute(self.pool())
         .await?;
         Ok(())
@@ -67,8 +114,20 @@ impl Store {
 #[derive(Debug, Clone)]
 pub struct SeatRow {
     pub seat: u8,
-    pub player_key: Vec<u8>,
+    /// A person's key; `None` for a bot.
+    pub player_key: Option<Vec<u8>>,
     pub name: String,
+    /// A bot's strength; `None` for a person.
+    pub bot: Option<String>,
+}
+
+/// A `seats` row as selected.
+#[derive(sqlx::FromRow)]
+struct StoredSeat {
+    seat: i16,
+    player_key: Option<Vec<u8>>,
+    name: String,
+    bot: Option<String>,
 }
 
 /// A stored move, for replaying a game.
@@ -113,18 +172,19 @@ impl Store {
         let Some(table) = self.table(id).await? else {
             return Ok(None);
         };
-        let seats: Vec<(i16, Vec<u8>, String)> =
-            sqlx::query_as("SELECT seat, player_key, name FROM seats WHERE table_id = $1 ORDER BY seat")
+        let seats: Vec<StoredSeat> =
+            sqlx::query_as("SELECT seat, player_key, name, bot FROM seats WHERE table_id = $1 ORDER BY seat")
                 .bind(id)
                 .fetch_all(self.pool())
                 .await?;
         let seats = seats
             .into_iter()
-            .filter_map(|(seat, player_key, name)| {
+            .filter_map(|row| {
                 Some(SeatRow {
-                    seat: u8::try_from(seat).ok()?,
-                    player_key,
-                    name,
+                    seat: u8::try_from(row.seat).ok()?,
+                    player_key: row.player_key,
+                    name: row.name,
+                    bot: row.bot,
                 })
             })
             .collect();

@@ -7,9 +7,10 @@
 //!
 //! This file holds the actor's state, its loop, identities and delivery; the rest is in
 //! [`seating`] (seats and the start), [`game`] (moves, the end, timers), [`draws`],
-//! [`premove`], [`chat`], [`presence`] (connections and reconnect graces) and [`restore`]
-//! (rebuilding from Postgres).
+//! [`premove`], [`chat`], [`presence`] (connections and reconnect graces), [`bots`] (bot
+//! seats thinking and moving) and [`restore`] (rebuilding from Postgres).
 
+mod bots;
 mod chat;
 mod draws;
 mod game;
@@ -35,6 +36,7 @@ use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
+use self::bots::BotSeats;
 use super::clock::Clocks;
 use super::handle::TableHandle;
 use super::history::{Catchup, History};
@@ -42,6 +44,7 @@ use super::identity::{PlayerKey, PlayerToken};
 use super::msg::{ConnId, Frame, TableCmd};
 use super::seats::{Holder, Seats};
 use super::settings::{Seating, TableSettings};
+use crate::bots::pool::{BotAnswer, BotPool};
 use crate::games::{AnyGame, EndReason, MoveError, Outcome, Seat};
 use crate::protocol::{
     ClientMsg, Envelope, ErrorCode, MoveView, PlayerView, ResultView, SeatView, ServerMsg, TableSnapshot, TableStatus,
@@ -55,6 +58,13 @@ const COMMAND_QUEUE: usize = 64;
 /// After a timer ended a game but its result could not be stored, wait this long before
 /// retrying.
 const TIMER_RETRY: Duration = Duration::from_secs(1);
+
+/// What every table shares: its limits and the bots' search threads.
+#[derive(Debug, Clone)]
+pub struct TableServices {
+    pub limits: TableLimits,
+    pub bots: BotPool,
+}
 
 /// Limits a table enforces.
 #[derive(Debug, Clone, Copy)]
@@ -148,13 +158,25 @@ pub struct TableActor {
     /// Not before this instant may a fallen flag or an expired grace be handled again
     /// (its result could not be stored on the last attempt).
     retry_at: Option<Instant>,
+    /// The search threads bots think on.
+    bots: BotPool,
+    /// Searches under way and bots waiting, per seat.
+    bot_seats: BotSeats,
+    /// Where the search threads send their answers; the receiver is the loop's.
+    bot_reply: mpsc::UnboundedSender<BotAnswer>,
+    bot_answers: Option<mpsc::UnboundedReceiver<BotAnswer>>,
 }
 
 impl TableActor {
     /// A table with free seats and no game yet.
-    fn new(id: &str, settings: TableSettings, store: Store, limits: TableLimits) -> TableActor {
+    fn new(id: &str, settings: TableSettings, store: Store, limits: TableLimits, bots: BotPool) -> TableActor {
         let seat_count = settings.game.seat_count();
+        let (bot_reply, bot_answers) = mpsc::unbounded_channel();
         TableActor {
+            bots,
+            bot_seats: BotSeats::new(seat_count),
+            bot_reply,
+            bot_answers: Some(bot_answers),
             id: id.to_owned(),
             settings_json: settings.to_json(),
             preview: settings.game.new_game(),
@@ -177,16 +199,25 @@ impl TableActor {
         }
     }
 
-    /// Starts the actor of a table that was just stored, and returns its handle.
+    /// Starts the actor of a table that was just stored (with the bots its settings
+    /// seat), and returns its handle.
     pub fn spawn(
         id: &str,
         settings: TableSettings,
         store: Store,
-        limits: TableLimits,
+        services: TableServices,
         shutdown: CancellationToken,
         tracker: &TaskTracker,
     ) -> TableHandle {
-        TableActor::new(id, settings, store, limits).start(shutdown, tracker)
+        let bots = settings.bots.clone();
+        let mut actor = TableActor::new(id, settings, store, services.limits, services.bots);
+        for (seat, strength) in bots {
+            actor.seats.sit(seat, Holder::Bot { strength });
+            if let Some(slot) = actor.announced_presence.get_mut(usize::from(seat)) {
+                *slot = true;
+            }
+        }
+        actor.start(shutdown, tracker)
     }
 
     /// Runs the actor as a task of `tracker` and returns its handle.
@@ -198,6 +229,9 @@ impl TableActor {
     }
 
     async fn run(mut self, mut inbox: mpsc::Receiver<TableCmd>, shutdown: CancellationToken) {
+        let Some(mut bot_answers) = self.bot_answers.take() else {
+            return;
+        };
         loop {
             let wake_at = self.wake_at();
             let idle_at = self.idle_at(wake_at);
@@ -207,6 +241,10 @@ impl TableActor {
                 // The table's own timer: flags fall and graces run out whether or not
                 // anyone is connected.
                 _ = sleep_until(wake_at) => self.settle_timers().await,
+                Some(answer) = bot_answers.recv() => {
+                    self.settle_timers().await;
+                    self.bot_answered(answer).await;
+                }
                 cmd = inbox.recv() => match cmd {
                     Some(cmd) => {
                         self.last_activity = Instant::now();
@@ -295,6 +333,8 @@ impl TableActor {
             ClientMsg::TeamChat { text } => self.team_chat(conn, text),
             ClientMsg::Premove { seat, payload } => self.premove(conn, seat, payload),
             ClientMsg::CancelPremove { seat } => self.cancel_premove(conn, seat),
+            ClientMsg::AddBot { seat, strength } => self.add_bot(conn, seat, strength).await,
+            ClientMsg::RemoveBot { seat } => self.remove_bot(conn, seat).await,
         }
     }
 
@@ -401,8 +441,9 @@ impl TableActor {
                 seat,
                 role: roles.get(usize::from(seat)).copied().unwrap_or(""),
                 player: holder.map(|holder| PlayerView {
-                    name: holder.name.clone(),
-                    connected: self.is_connected(&holder.key),
+                    name: holder.name(),
+                    bot: holder.bot(),
+                    connected: self.is_present(holder),
                     away_ms: self.away_ms(seat, Instant::now()),
                 }),
             })

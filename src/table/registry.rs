@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::actor::{RestoreError, TableActor, TableLimits};
+use super::actor::{RestoreError, TableActor, TableServices};
 use super::handle::TableHandle;
 use super::identity::{is_table_id, new_table_id};
 use super::settings::TableSettings;
+use crate::store::tables::NewBotSeat;
 use crate::store::{Store, StoreError};
 
 /// How many times to draw a fresh id when one is already taken (at 62^8 ids, one retry
@@ -34,31 +35,41 @@ pub struct Tables {
     /// Held while a table is rebuilt from storage, so it is rebuilt once.
     loading: Arc<tokio::sync::Mutex<()>>,
     store: Store,
-    limits: TableLimits,
+    services: TableServices,
     shutdown: CancellationToken,
     tracker: TaskTracker,
 }
 
 impl Tables {
-    pub fn new(store: Store, limits: TableLimits, shutdown: CancellationToken, tracker: TaskTracker) -> Tables {
+    pub fn new(store: Store, services: TableServices, shutdown: CancellationToken, tracker: TaskTracker) -> Tables {
         Tables {
             running: Arc::default(),
             loading: Arc::default(),
             store,
-            limits,
+            services,
             shutdown,
             tracker,
         }
     }
 
-    /// Stores a new table with a fresh id and starts its actor.
+    /// Stores a new table (and the bots its settings seat) with a fresh id and starts
+    /// its actor.
     pub async fn create(&self, settings: TableSettings) -> Result<TableHandle, CreateError> {
         let settings_json = settings.to_json();
+        let bots: Vec<NewBotSeat> = settings
+            .bots
+            .iter()
+            .map(|(seat, strength)| NewBotSeat {
+                seat: *seat,
+                name: strength.player_name(),
+                strength: strength.id(),
+            })
+            .collect();
         for _ in 0..ID_ATTEMPTS {
             let id = new_table_id();
             if !self
                 .store
-                .insert_table(&id, settings.kind().id(), &settings_json)
+                .insert_table(&id, settings.kind().id(), &settings_json, &bots)
                 .await?
             {
                 continue;
@@ -67,7 +78,7 @@ impl Tables {
                 &id,
                 settings,
                 self.store.clone(),
-                self.limits,
+                self.services.clone(),
                 self.shutdown.child_token(),
                 &self.tracker,
             );
@@ -122,7 +133,7 @@ impl Tables {
         let handle = TableActor::restore(
             stored,
             self.store.clone(),
-            self.limits,
+            self.services.clone(),
             self.shutdown.child_token(),
             &self.tracker,
         )

@@ -1,15 +1,44 @@
-//! Who holds which seat at a table.
+//! Who holds which seat at a table: a person (known by their key) or a bot.
 
 use rand::seq::SliceRandom;
 
 use super::identity::PlayerKey;
+use crate::bots::Strength;
 use crate::games::Seat;
 
-/// A seated player: known by their key, shown by their name.
+/// Whoever holds a seat.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Holder {
-    pub key: PlayerKey,
-    pub name: String,
+pub enum Holder {
+    /// A person: known by their key, shown by their name.
+    Person { key: PlayerKey, name: String },
+    /// The computer, at a strength.
+    Bot { strength: Strength },
+}
+
+impl Holder {
+    /// The name shown at the table (`Computer (hard)` for a bot).
+    pub fn name(&self) -> String {
+        match self {
+            Holder::Person { name, .. } => name.clone(),
+            Holder::Bot { strength } => strength.player_name(),
+        }
+    }
+
+    /// A person's key; `None` for a bot.
+    pub fn key(&self) -> Option<PlayerKey> {
+        match self {
+            Holder::Person { key, .. } => Some(*key),
+            Holder::Bot { .. } => None,
+        }
+    }
+
+    /// A bot's strength; `None` for a person.
+    pub fn bot(&self) -> Option<Strength> {
+        match self {
+            Holder::Person { .. } => None,
+            Holder::Bot { strength } => Some(*strength),
+        }
+    }
 }
 
 /// The seats of one table, each free or held.
@@ -40,9 +69,19 @@ impl Seats {
     /// The seats `key` holds, in order.
     pub fn held_by(&self, key: &PlayerKey) -> Vec<Seat> {
         self.iter()
-            .filter(|(_, holder)| holder.is_some_and(|h| h.key == *key))
+            .filter(|(_, holder)| holder.is_some_and(|h| h.key() == Some(*key)))
             .map(|(seat, _)| seat)
             .collect()
+    }
+
+    /// The strength of the bot in `seat`, if a bot holds it.
+    pub fn bot(&self, seat: Seat) -> Option<Strength> {
+        self.holder(seat).and_then(Holder::bot)
+    }
+
+    /// How many seats people hold.
+    pub fn people(&self) -> usize {
+        self.seats.iter().flatten().filter(|h| h.key().is_some()).count()
     }
 
     pub fn is_full(&self) -> bool {
@@ -86,10 +125,14 @@ mod tests {
     use crate::table::identity::PlayerToken;
 
     fn holder(name: &str) -> Holder {
-        Holder {
+        Holder::Person {
             key: PlayerToken::generate().key(),
             name: name.into(),
         }
+    }
+
+    fn key(holder: &Holder) -> PlayerKey {
+        holder.key().unwrap()
     }
 
     #[test]
@@ -97,13 +140,22 @@ mod tests {
         let mut seats = Seats::new(2);
         let anna = holder("Anna");
         seats.sit(1, anna.clone());
-        assert_eq!(seats.held_by(&anna.key), vec![1]);
+        assert_eq!(seats.held_by(&key(&anna)), vec![1]);
         assert!(!seats.is_full());
         seats.sit(0, holder("Bo"));
         assert!(seats.is_full());
         seats.stand(1);
         assert!(seats.holder(1).is_none());
         assert!(!seats.exists(2));
+        seats.sit(
+            1,
+            Holder::Bot {
+                strength: Strength::Hard,
+            },
+        );
+        assert_eq!(seats.bot(1), Some(Strength::Hard));
+        assert_eq!(seats.people(), 1);
+        assert_eq!(seats.holder(1).map(Holder::name).as_deref(), Some("Computer (hard)"));
     }
 
     #[test]
@@ -113,7 +165,7 @@ mod tests {
         seats.sit(0, anna.clone());
         seats.sit(1, bo.clone());
         seats.shuffle();
-        assert_eq!(seats.held_by(&anna.key).len(), 1);
-        assert_eq!(seats.held_by(&bo.key).len(), 1);
+        assert_eq!(seats.held_by(&key(&anna)).len(), 1);
+        assert_eq!(seats.held_by(&key(&bo)).len(), 1);
     }
 }

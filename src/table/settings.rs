@@ -6,8 +6,11 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use std::collections::BTreeMap;
+
 use super::time_control::TimeControl;
-use crate::games::{AnySettings, GameKind, SettingError, SettingsReader, settings_map};
+use crate::bots::Strength;
+use crate::games::{AnySettings, GameKind, Seat, SettingError, SettingsReader, settings_map};
 
 /// How players end up in the seats (and so who moves first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,6 +62,8 @@ pub const GRACE_SECONDS: std::ops::RangeInclusive<u64> = 10..=3_600;
 /// The validated settings of a table, defaults filled in.
 #[derive(Debug, Clone)]
 pub struct TableSettings {
+    /// Seats the computer takes when the table is created, with their strength.
+    pub bots: BTreeMap<Seat, Strength>,
     pub seating: Seating,
     pub time_control: TimeControl,
     /// How long a seated player may be away before `on_absence` applies.
@@ -129,8 +134,10 @@ impl TableSettings {
             }
         };
         let game = AnySettings::read(kind, &mut reader)?;
+        let bots = read_bots(reader.take::<Value>("bots")?, game.seat_count())?;
         reader.finish()?;
         Ok(TableSettings {
+            bots,
             seating,
             time_control,
             grace: Duration::from_secs(grace_seconds),
@@ -153,8 +160,59 @@ impl TableSettings {
         map.insert("time_control".into(), self.time_control.to_json());
         map.insert("grace_seconds".into(), Value::from(self.grace.as_secs()));
         map.insert("on_absence".into(), Value::from(self.on_absence.as_str()));
+        let bots: Map<String, Value> = self
+            .bots
+            .iter()
+            .map(|(seat, strength)| (seat.to_string(), Value::from(strength.id())))
+            .collect();
+        map.insert("bots".into(), Value::Object(bots));
         Value::Object(map)
     }
+}
+
+/// Reads the `bots` setting: `{"1": "hard"}` puts the computer at strength `hard` in
+/// seat 1. At least one seat is left for a person.
+fn read_bots(value: Option<Value>, seat_count: usize) -> Result<BTreeMap<Seat, Strength>, SettingError> {
+    const FIELD: &str = "settings.bots";
+    let map = match value {
+        None | Some(Value::Null) => return Ok(BTreeMap::new()),
+        Some(Value::Object(map)) => map,
+        Some(_) => {
+            return Err(SettingError::new(
+                FIELD,
+                "must be an object from seat numbers to strengths, such as {\"1\": \"hard\"}",
+            ));
+        }
+    };
+    let mut bots = BTreeMap::new();
+    for (key, value) in map {
+        let field = format!("{FIELD}.{key}");
+        let seat = key
+            .parse::<Seat>()
+            .ok()
+            .filter(|seat| usize::from(*seat) < seat_count)
+            .ok_or_else(|| {
+                SettingError::new(
+                    field.clone(),
+                    format!(
+                        "is not a seat: this game has seats 0 to {}",
+                        seat_count.saturating_sub(1)
+                    ),
+                )
+            })?;
+        let strength = value
+            .as_str()
+            .and_then(Strength::from_id)
+            .ok_or_else(|| SettingError::new(field, "must be one of \"random\", \"easy\", \"medium\", \"hard\""))?;
+        bots.insert(seat, strength);
+    }
+    if bots.len() >= seat_count {
+        return Err(SettingError::new(
+            FIELD,
+            "leave at least one seat for a person (add bots at the table to fill the rest)",
+        ));
+    }
+    Ok(bots)
 }
 
 #[cfg(test)]
@@ -169,7 +227,7 @@ mod tests {
             settings.to_json(),
             json!({
                 "seating": "random", "time_control": {"kind": "none"},
-                "grace_seconds": 60, "on_absence": "loss",
+                "grace_seconds": 60, "on_absence": "loss", "bots": {},
                 "variant": "free", "board_size": 15, "opening": "center"
             })
         );
@@ -196,10 +254,35 @@ mod tests {
         assert_eq!(field("gomoku", json!([1])), "settings");
         assert_eq!(field("gomoku", json!({"grace_seconds": 5})), "settings.grace_seconds");
         assert_eq!(field("gomoku", json!({"on_absence": "forfeit"})), "settings.on_absence");
+        assert_eq!(field("gomoku", json!({"bots": {"2": "hard"}})), "settings.bots.2");
+        assert_eq!(field("gomoku", json!({"bots": {"one": "hard"}})), "settings.bots.one");
+        assert_eq!(field("gomoku", json!({"bots": {"1": "genius"}})), "settings.bots.1");
+        assert_eq!(field("gomoku", json!({"bots": ["hard"]})), "settings.bots");
+        assert_eq!(
+            field("gomoku", json!({"bots": {"0": "easy", "1": "hard"}})),
+            "settings.bots"
+        );
         assert_eq!(
             field("gomoku", json!({"time_control": {"kind": "per_move", "seconds": -1}})),
             "settings.time_control.seconds"
         );
+    }
+}
+
+#[cfg(test)]
+mod bot_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn bots_take_the_seats_they_are_given_and_read_back() {
+        let settings = TableSettings::read("bughouse", Some(json!({"bots": {"1": "hard", "3": "random"}}))).unwrap();
+        assert_eq!(
+            settings.bots.clone().into_iter().collect::<Vec<_>>(),
+            vec![(1, Strength::Hard), (3, Strength::Random)]
+        );
+        let again = TableSettings::read("bughouse", Some(settings.to_json())).unwrap();
+        assert_eq!(again.to_json()["bots"], json!({"1": "hard", "3": "random"}));
     }
 }
 

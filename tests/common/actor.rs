@@ -9,9 +9,11 @@
 //! make paused time jump).
 
 use serde_json::{Value, json};
+use spelbord::bots::Budgets;
+use spelbord::bots::pool::BotPool;
 use spelbord::protocol::parse_client_msg;
 use spelbord::store::Store;
-use spelbord::table::actor::TableLimits;
+use spelbord::table::actor::{TableLimits, TableServices};
 use spelbord::table::msg::Frame;
 use spelbord::table::{TableHandle, TableSettings, Tables};
 use tokio::sync::mpsc;
@@ -118,16 +120,15 @@ pub async fn paused_store(database: &TestDb) -> Store {
 
 /// The table registry of a test, on a paused-time store.
 pub fn tables(store: Store) -> Tables {
-    Tables::new(
-        store,
-        TableLimits {
+    let services = TableServices {
+        limits: TableLimits {
             name_max_chars: 24,
             chat_max_chars: 500,
             idle_after: std::time::Duration::from_secs(600),
         },
-        CancellationToken::new(),
-        TaskTracker::new(),
-    )
+        bots: BotPool::start(1, Budgets::default()),
+    };
+    Tables::new(store, services, CancellationToken::new(), TaskTracker::new())
 }
 
 /// Creates a table of `game` with `settings` (seating chosen) and seats two players

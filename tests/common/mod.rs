@@ -289,8 +289,10 @@ impl Client {
 
     /// The next JSON message from the server.
     pub async fn recv(&mut self) -> Value {
+        // One deadline for the whole wait: the server's pings must not extend it.
+        let deadline = tokio::time::Instant::now() + RECV_TIMEOUT;
         loop {
-            let frame = tokio::time::timeout(RECV_TIMEOUT, self.ws.next())
+            let frame = tokio::time::timeout_at(deadline, self.ws.next())
                 .await
                 .expect("a message within the timeout")
                 .expect("the connection is open")

@@ -5,6 +5,7 @@ use super::{Refusal, TableActor};
 use crate::games::Seat;
 use crate::protocol::{ErrorCode, ServerMsg};
 use crate::table::msg::ConnId;
+use crate::table::seats::Holder;
 
 impl TableActor {
     /// The seat a connection speaks as: its only seat, or the first of several.
@@ -34,7 +35,7 @@ impl TableActor {
     pub(super) fn chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
         let seat = self.speaker(conn)?;
         let text = self.chat_text(text)?;
-        let name = self.seats.holder(seat).map(|h| h.name.clone()).unwrap_or_default();
+        let name = self.seats.holder(seat).map(Holder::name).unwrap_or_default();
         self.event(|version| ServerMsg::Chat {
             version,
             seat,
@@ -59,7 +60,7 @@ impl TableActor {
             return Err(Refusal::new(ErrorCode::NoPartner, "You have no partner at this table."));
         }
         let text = self.chat_text(text)?;
-        let name = self.seats.holder(seat).map(|h| h.name.clone()).unwrap_or_default();
+        let name = self.seats.holder(seat).map(Holder::name).unwrap_or_default();
         let message = ServerMsg::TeamChat {
             version: self.version,
             seat,
@@ -74,7 +75,7 @@ impl TableActor {
 
     /// Sends a private message to every connection of the player holding `seat`.
     pub(super) fn send_to_seat(&mut self, seat: Seat, message: &ServerMsg) {
-        let Some(key) = self.seats.holder(seat).map(|holder| holder.key) else {
+        let Some(key) = self.seats.holder(seat).and_then(Holder::key) else {
             return;
         };
         let conns: Vec<ConnId> = self

@@ -2,9 +2,15 @@
 //! (for two players: the opponent accepts; for Bughouse: all four). Anyone who has not
 //! agreed may decline, which withdraws the offer; the offer also lapses when a player who
 //! has not agreed moves. Offering while an offer stands is agreeing to it.
+//!
+//! Bots: in Bughouse they neither offer nor block (every *human* must agree, as the rule
+//! page says). In the other games a bot answers an offer at once: it agrees when its
+//! position is clearly lost or dead equal ([`crate::bots::accepts_draw`]), and declines
+//! otherwise.
 
 use super::{Refusal, TableActor};
-use crate::games::{EndReason, Outcome, Seat};
+use crate::bots;
+use crate::games::{EndReason, GameKind, Outcome, Seat};
 use crate::protocol::{ErrorCode, ServerMsg};
 use crate::table::msg::ConnId;
 
@@ -20,9 +26,24 @@ impl TableActor {
         }
     }
 
-    /// Adds `seat` to those who agree, ending the game in a draw once every seat has.
+    /// Whether bots answer draw offers here (everywhere but Bughouse).
+    pub(super) fn bots_answer_draws(&self) -> bool {
+        self.settings.kind() != GameKind::Bughouse
+    }
+
+    /// How many agreements draw the game: every seat, or in Bughouse every person's.
+    fn agreements_needed(&self) -> usize {
+        if self.bots_answer_draws() {
+            self.seats.count()
+        } else {
+            self.seats.people()
+        }
+    }
+
+    /// Adds `seat` to those who agree, ending the game in a draw once everyone has; then
+    /// lets the bots answer.
     async fn agree(&mut self, seat: Seat) -> Result<(), Refusal> {
-        let everyone = self.seats.count();
+        let needed = self.agreements_needed();
         let agreed = {
             let Some(current) = self.current.as_mut() else {
                 return Ok(());
@@ -32,10 +53,39 @@ impl TableActor {
             }
             current.draw_agreed.len()
         };
-        if agreed >= everyone {
+        if agreed >= needed {
             return self.end_game(Outcome::draw(EndReason::DrawAgreed)).await;
         }
         self.event(|version| ServerMsg::DrawOffered { version, seat });
+        if self.seats.bot(seat).is_none() && self.bots_answer_draws() {
+            return Box::pin(self.bots_answer_draw()).await;
+        }
+        Ok(())
+    }
+
+    /// Every bot that has not agreed to the standing offer agrees or declines it.
+    async fn bots_answer_draw(&mut self) -> Result<(), Refusal> {
+        let Ok(current) = self.playing() else { return Ok(()) };
+        let answers: Vec<(Seat, bool)> = self
+            .seats
+            .iter()
+            .filter_map(|(seat, holder)| Some((seat, holder?.bot()?)))
+            .filter(|(seat, _)| !current.draw_agreed.contains(seat))
+            .map(|(seat, strength)| (seat, bots::accepts_draw(&current.game, seat, strength)))
+            .collect();
+        for (seat, accepts) in answers {
+            if !accepts {
+                if let Some(current) = self.current.as_mut() {
+                    current.draw_agreed.clear();
+                }
+                self.event(|version| ServerMsg::DrawDeclined { version, seat });
+                return Ok(());
+            }
+            self.agree(seat).await?;
+            if self.playing().is_err() {
+                break;
+            }
+        }
         Ok(())
     }
 

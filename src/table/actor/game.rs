@@ -77,8 +77,10 @@ impl TableActor {
             .await
             .map_err(Refusal::storage)?;
 
-        // A draw offer lapses when a player who has not agreed to it moves.
-        let offer_lapses = !current.draw_agreed.is_empty() && !current.draw_agreed.contains(&seat);
+        // A draw offer lapses when a player who has not agreed to it moves (a Bughouse bot
+        // has no say in draws, so its moves do not end one).
+        let has_a_say = self.seats.bot(seat).is_none() || self.bots_answer_draws();
+        let offer_lapses = has_a_say && !current.draw_agreed.is_empty() && !current.draw_agreed.contains(&seat);
         let state = next.view();
         let to_move: Vec<Seat> = next.active_seats().iter().collect();
         let finished = next.outcome().map(ResultView::from);
@@ -95,6 +97,7 @@ impl TableActor {
                 current.draw_agreed.clear();
             }
         }
+        self.wake_bots();
         self.event(|version| ServerMsg::Moved {
             version,
             ply,
@@ -138,6 +141,7 @@ impl TableActor {
             current.draw_agreed.clear();
             current.clocks = clocks;
         }
+        self.bot_seats.reset();
         self.event(|version| ServerMsg::GameOver {
             version,
             result,
@@ -148,7 +152,8 @@ impl TableActor {
 
     /// When an idle table stops: no connection and no timer, for the idle period.
     pub(super) fn idle_at(&self, wake_at: Option<Instant>) -> Option<Instant> {
-        (self.conns.is_empty() && wake_at.is_none()).then(|| self.last_activity + self.limits.idle_after)
+        (self.conns.is_empty() && wake_at.is_none() && !self.bots_thinking())
+            .then(|| self.last_activity + self.limits.idle_after)
     }
 
     /// When the table's timer should next wake: the next flag or end of a grace in the

@@ -14,11 +14,21 @@ use super::TableActor;
 use crate::games::{EndReason, GameResult, Outcome, Seat};
 use crate::protocol::ServerMsg;
 use crate::table::identity::PlayerKey;
+use crate::table::seats::Holder;
 use crate::table::settings::OnAbsence;
 
 impl TableActor {
     pub(super) fn is_connected(&self, key: &PlayerKey) -> bool {
         self.conns.values().any(|conn| conn.key.as_ref() == Some(key))
+    }
+
+    /// Whether a seat's holder is here: a person with an open connection, or a bot
+    /// (always here).
+    pub(super) fn is_present(&self, holder: &Holder) -> bool {
+        match holder.key() {
+            Some(key) => self.is_connected(&key),
+            None => true,
+        }
     }
 
     pub(super) fn spectator_count(&self) -> usize {
@@ -44,7 +54,7 @@ impl TableActor {
             .seats
             .iter()
             .map(|(seat, holder)| {
-                let away = holder.is_some_and(|holder| !self.is_connected(&holder.key));
+                let away = holder.is_some_and(|holder| !self.is_present(holder));
                 (usize::from(seat), away)
             })
             .collect();
@@ -66,7 +76,7 @@ impl TableActor {
         self.update_away(now);
         loop {
             let changed = self.seats.iter().find_map(|(seat, holder)| {
-                let connected = self.is_connected(&holder?.key);
+                let connected = self.is_present(holder?);
                 let announced = self.announced_presence.get(usize::from(seat)).copied();
                 (announced != Some(connected)).then_some((seat, connected))
             });

@@ -16,7 +16,8 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
-use super::{CurrentGame, TableActor, TableLimits};
+use super::{CurrentGame, TableActor, TableServices};
+use crate::bots::Strength;
 use crate::games::{EndReason, GameResult, Outcome, Seat};
 use crate::protocol::MoveView;
 use crate::store::games::ResultRecord;
@@ -45,18 +46,27 @@ impl TableActor {
     pub async fn restore(
         stored: StoredTable,
         store: Store,
-        limits: TableLimits,
+        services: TableServices,
         shutdown: CancellationToken,
         tracker: &TaskTracker,
     ) -> Result<TableHandle, RestoreError> {
         let StoredTable { table, seats, game } = stored;
         let settings = TableSettings::read(&table.game, Some(table.settings))?;
-        let mut actor = TableActor::new(&table.id, settings, store, limits);
+        let mut actor = TableActor::new(&table.id, settings, store, services.limits, services.bots);
         for row in seats {
-            if let Some(key) = PlayerKey::from_bytes(&row.player_key)
-                && actor.seats.exists(row.seat)
-            {
-                actor.seats.sit(row.seat, Holder { key, name: row.name });
+            let holder = match (
+                row.player_key.as_deref().and_then(PlayerKey::from_bytes),
+                row.bot.as_deref(),
+            ) {
+                (Some(key), _) => Holder::Person { key, name: row.name },
+                (None, Some(bot)) => match Strength::from_id(bot) {
+                    Some(strength) => Holder::Bot { strength },
+                    None => continue,
+                },
+                (None, None) => continue,
+            };
+            if actor.seats.exists(row.seat) {
+                actor.seats.sit(row.seat, holder);
             }
         }
         if let Some(game) = game {
@@ -64,6 +74,7 @@ impl TableActor {
         }
         // Nobody is connected yet: every seated player of a game in play gets a grace.
         actor.sync_presence();
+        actor.wake_bots();
         Ok(actor.start(shutdown, tracker))
     }
 

@@ -2,6 +2,7 @@
 //! last seat is taken (drawing seats by lot if the table says so).
 
 use super::*;
+use crate::bots::Strength;
 
 /// A game whose start is stored but not yet applied in memory.
 #[derive(Debug)]
@@ -40,7 +41,8 @@ impl TableActor {
         }
     }
 
-    pub(super) async fn sit(&mut self, conn: ConnId, seat: Seat, name: Option<String>) -> Result<(), Refusal> {
+    /// Refuses unless `seat` exists, is free, and seats may change now.
+    fn check_free(&self, conn: ConnId, seat: Seat) -> Result<(), Refusal> {
         if !self.seats.exists(seat) {
             return Err(Refusal::new(
                 ErrorCode::NoSuchSeat,
@@ -48,28 +50,78 @@ impl TableActor {
             ));
         }
         self.seats_open("The game has started; every seat is taken.")?;
-        let name = self.clean_name(name)?;
         if let Some(holder) = self.seats.holder(seat) {
-            let mine = self.conns.get(&conn).and_then(|c| c.key) == Some(holder.key);
+            let mine = holder.key().is_some() && self.conns.get(&conn).and_then(|c| c.key) == holder.key();
             return Err(if mine {
                 Refusal::new(ErrorCode::AlreadySeated, format!("You already hold seat {seat}."))
             } else {
                 Refusal::new(ErrorCode::SeatTaken, format!("Seat {seat} is taken."))
             });
         }
+        Ok(())
+    }
+
+    /// Refuses unless the connection's player holds a seat here (only players may
+    /// change who else sits at the table).
+    fn check_seated(&self, conn: ConnId, action: &str) -> Result<(), Refusal> {
+        let seated = self
+            .conns
+            .get(&conn)
+            .and_then(|c| c.key)
+            .is_some_and(|key| !self.seats.held_by(&key).is_empty());
+        if seated {
+            Ok(())
+        } else {
+            Err(Refusal::new(
+                ErrorCode::NotSeated,
+                format!("Take a seat first: only players at the table can {action}."),
+            ))
+        }
+    }
+
+    pub(super) async fn sit(&mut self, conn: ConnId, seat: Seat, name: Option<String>) -> Result<(), Refusal> {
+        self.check_free(conn, seat)?;
+        let name = self.clean_name(name)?;
         let key = self.player(conn);
-        self.store
-            .take_seat(&self.id, seat, key.as_bytes(), &name)
-            .await
-            .map_err(Refusal::storage)?;
+        self.fill_seat(seat, Holder::Person { key, name }).await
+    }
+
+    /// Puts the computer in a free seat.
+    pub(super) async fn add_bot(&mut self, conn: ConnId, seat: Seat, strength: Strength) -> Result<(), Refusal> {
+        self.check_seated(conn, "add the computer")?;
+        self.check_free(conn, seat)?;
+        self.fill_seat(seat, Holder::Bot { strength }).await
+    }
+
+    /// Takes the computer out of a seat before the game starts.
+    pub(super) async fn remove_bot(&mut self, conn: ConnId, seat: Seat) -> Result<(), Refusal> {
+        self.check_seated(conn, "take the computer out")?;
+        if self.seats.bot(seat).is_none() {
+            return Err(Refusal::new(
+                ErrorCode::NotABot,
+                format!("Seat {seat} is not held by the computer."),
+            ));
+        }
+        self.seats_open("You cannot take the computer out during a game.")?;
+        self.store.free_seat(&self.id, seat).await.map_err(Refusal::storage)?;
+        self.seats.stand(seat);
+        self.event(|version| ServerMsg::Stood { version, seat });
+        self.sync_presence();
+        Ok(())
+    }
+
+    /// Seats `holder` (stored first) and starts the game if that was the last free seat.
+    async fn fill_seat(&mut self, seat: Seat, holder: Holder) -> Result<(), Refusal> {
+        let name = holder.name();
+        let bot = holder.bot();
+        let stored = match (holder.key(), bot) {
+            (Some(key), _) => self.store.take_seat(&self.id, seat, key.as_bytes(), &name).await,
+            (None, Some(strength)) => self.store.seat_bot(&self.id, seat, &name, strength.id()).await,
+            (None, None) => Ok(()),
+        };
+        stored.map_err(Refusal::storage)?;
         let mut seats = self.seats.clone();
-        seats.sit(
-            seat,
-            Holder {
-                key,
-                name: name.clone(),
-            },
-        );
+        seats.sit(seat, holder);
         let start = if seats.is_full() {
             match self.store_start(seats.clone()).await {
                 Ok(start) => Some(start),
@@ -84,11 +136,17 @@ impl TableActor {
             None
         };
         self.seats = seats;
-        // `seated` says as much as a presence event: the player sat down over a connection.
+        // `seated` says as much as a presence event: the player sat down over a connection
+        // (and a bot is always there).
         if let Some(slot) = self.announced_presence.get_mut(usize::from(seat)) {
             *slot = true;
         }
-        self.event(|version| ServerMsg::Seated { version, seat, name });
+        self.event(|version| ServerMsg::Seated {
+            version,
+            seat,
+            name,
+            bot,
+        });
         if let Some(start) = start {
             self.begin_game(start);
         }
@@ -119,8 +177,9 @@ impl TableActor {
                 holder.map(|holder| PlayerRecord {
                     seat,
                     role: roles.get(usize::from(seat)).copied().unwrap_or("").to_owned(),
-                    player_key: holder.key.as_bytes().to_vec(),
-                    name: holder.name.clone(),
+                    player_key: holder.key().map(|key| key.as_bytes().to_vec()),
+                    name: holder.name(),
+                    bot: holder.bot().map(Strength::id),
                 })
             })
             .collect();
@@ -187,5 +246,7 @@ impl TableActor {
         for conn in players {
             self.send_welcome(conn);
         }
+        self.bot_seats.reset();
+        self.wake_bots();
     }
 }

@@ -1,0 +1,239 @@
+//! Bots at play: when a seat the computer holds is to move, the actor hands a copy of the
+//! position to the search threads ([`crate::bots::pool`]) and goes on serving everyone;
+//! the answer comes back as a [`BotAnswer`] and enters through [`TableActor::apply_move`],
+//! like a person's move (rules, clock, storage, events, premoves).
+//!
+//! An answer is checked against the position it was computed for (the game and the number
+//! of moves played). If the position changed meanwhile — in Bughouse the partner's board
+//! fills the pockets; elsewhere a take-back or the end of the game — the bot thinks again
+//! once; a second stale answer is played if it is still legal (pockets only grow, so it
+//! usually is) and thought again otherwise. A search that failed (it panicked) or an
+//! answer the rules refuse falls back to a random legal move, so a bot never stalls.
+//!
+//! Think time comes from [`crate::bots::budget`]: the strength's budget at an untimed
+//! table, less when the bot's own clock asks for it.
+
+use std::time::Duration;
+
+use rand::seq::IndexedRandom;
+use serde_json::Value;
+use tokio::time::Instant;
+use uuid::Uuid;
+
+use super::TableActor;
+use crate::bots::budget::{self, think_time};
+use crate::bots::pool::{BotAnswer, Search};
+use crate::bots::{Context, Decision, Strength};
+use crate::games::{EndReason, Outcome, Seat};
+use crate::protocol::ErrorCode;
+use crate::table::time_control::TimeControl;
+
+/// The position a search was asked about: which game, and how many moves into it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Stamp {
+    game: Uuid,
+    plies: usize,
+}
+
+/// A search under way for one seat.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Thinking {
+    ticket: u64,
+    stamp: Stamp,
+    /// The bot already thought again once for this move.
+    redone: bool,
+}
+
+/// The bot seats' state at a table.
+#[derive(Debug, Default)]
+pub(super) struct BotSeats {
+    /// Per seat: the search under way.
+    thinking: Vec<Option<Thinking>>,
+    /// Per seat: the position at which the bot said it must wait (Bughouse).
+    waiting: Vec<Option<Stamp>>,
+    next_ticket: u64,
+}
+
+impl BotSeats {
+    pub(super) fn new(seat_count: usize) -> BotSeats {
+        BotSeats {
+            thinking: vec![None; seat_count],
+            waiting: vec![None; seat_count],
+            next_ticket: 0,
+        }
+    }
+
+    /// Forgets every search (their answers will be ignored) and every wait.
+    pub(super) fn reset(&mut self) {
+        self.thinking.iter_mut().for_each(|slot| *slot = None);
+        self.waiting.iter_mut().for_each(|slot| *slot = None);
+    }
+
+    pub(super) fn any_thinking(&self) -> bool {
+        self.thinking.iter().any(Option::is_some)
+    }
+}
+
+impl TableActor {
+    /// The position bots are asked about now, if a game is in play.
+    fn stamp(&self) -> Option<Stamp> {
+        let current = self.playing().ok()?;
+        Some(Stamp {
+            game: current.id,
+            plies: current.moves.len(),
+        })
+    }
+
+    /// Asks every bot that is to move, has no search under way and is not waiting for
+    /// this very position, to think.
+    pub(super) fn wake_bots(&mut self) {
+        let Some(stamp) = self.stamp() else { return };
+        let Some(active) = self.playing().ok().map(|current| current.game.active_seats()) else {
+            return;
+        };
+        for seat in active.iter() {
+            let index = usize::from(seat);
+            if self.seats.bot(seat).is_none()
+                || self.bot_seats.thinking.get(index).copied().flatten().is_some()
+                || self.bot_seats.waiting.get(index).copied().flatten() == Some(stamp)
+            {
+                continue;
+            }
+            self.think(seat, false);
+        }
+    }
+
+    /// Hands the position to the search threads for `seat`.
+    fn think(&mut self, seat: Seat, redone: bool) {
+        let (Some(stamp), Some(strength)) = (self.stamp(), self.seats.bot(seat)) else {
+            return;
+        };
+        let Ok(current) = self.playing() else { return };
+        let context = self.search_context(seat, strength);
+        let game = current.game.clone();
+        self.bot_seats.next_ticket += 1;
+        let ticket = self.bot_seats.next_ticket;
+        if let Some(slot) = self.bot_seats.thinking.get_mut(usize::from(seat)) {
+            *slot = Some(Thinking { ticket, stamp, redone });
+        }
+        let search = Search {
+            game,
+            seat,
+            strength,
+            context,
+            ticket,
+        };
+        self.bots.submit(search, self.bot_reply.clone());
+    }
+
+    /// The deadline and knowledge a search of `seat` gets: the strength's budget, less
+    /// when the bot's own clock asks for it.
+    fn search_context(&self, seat: Seat, strength: Strength) -> Context {
+        let base = self.bots.budgets().of(strength);
+        let now = Instant::now();
+        let clocks = self.current.as_ref().and_then(|current| current.clocks.as_ref());
+        let control = self.settings.time_control;
+        let clock = match (clocks, control) {
+            (None, _) | (_, TimeControl::None | TimeControl::Correspondence { .. }) => budget::Clock::None,
+            (Some(clocks), TimeControl::PerMove { .. }) => budget::Clock::Move {
+                remaining: clocks.remaining(seat, now),
+            },
+            (Some(clocks), _) => budget::Clock::Game {
+                remaining: clocks.remaining(seat, now),
+                increment: control.increment(),
+            },
+        };
+        let seat_count = u8::try_from(self.seats.count()).unwrap_or(u8::MAX);
+        Context {
+            deadline: std::time::Instant::now() + think_time(base, clock),
+            seed: rand::random(),
+            clocks: clocks.map(|clocks| (0..seat_count).map(|s| clocks.remaining(s, now)).collect()),
+            increment: control.increment(),
+        }
+    }
+
+    /// A bot's answer came back: play it if it is still about the position in play.
+    pub(super) async fn bot_answered(&mut self, answer: BotAnswer) {
+        let index = usize::from(answer.seat);
+        let Some(thinking) = self.bot_seats.thinking.get(index).copied().flatten() else {
+            return;
+        };
+        if thinking.ticket != answer.ticket {
+            return; // An answer to a search the table has forgotten.
+        }
+        if let Some(slot) = self.bot_seats.thinking.get_mut(index) {
+            *slot = None;
+        }
+        let seat = answer.seat;
+        let to_move = self
+            .playing()
+            .is_ok_and(|current| current.game.active_seats().contains(seat));
+        if !to_move || self.seats.bot(seat).is_none() {
+            self.wake_bots();
+            return;
+        }
+        if answer.queued > SLOW_QUEUE {
+            tracing::warn!(table = %self.id, seat, queued = ?answer.queued, "a bot search waited long for a thread");
+        }
+        let stale = self.stamp() != Some(thinking.stamp);
+        if stale && !thinking.redone {
+            self.think(seat, true);
+            return;
+        }
+        match answer.decision {
+            Some(Decision::Play(payload)) => self.play_for_bot(seat, &payload, stale).await,
+            Some(Decision::Resign) => {
+                let outcome = Outcome::win(self.opponents_of(seat), EndReason::Resignation);
+                if let Err(refusal) = self.end_game(outcome).await {
+                    tracing::error!(table = %self.id, seat, message = %refusal.message, "a bot could not resign");
+                }
+            }
+            Some(Decision::Wait) => {
+                let stamp = self.stamp();
+                if let Some(slot) = self.bot_seats.waiting.get_mut(index) {
+                    *slot = stamp;
+                }
+            }
+            None => self.play_random(seat).await,
+        }
+        self.run_premoves().await;
+        self.wake_bots();
+    }
+
+    /// Plays a bot's move; one the rules refuse is thought again (when it was computed
+    /// for an older position) or replaced by a random legal move.
+    async fn play_for_bot(&mut self, seat: Seat, payload: &Value, stale: bool) {
+        match self.apply_move(seat, payload, None).await {
+            Ok(()) => {}
+            Err(refusal) if refusal.code == ErrorCode::StorageUnavailable => {
+                // Nothing changed; think again (the store may be back by then).
+                self.think(seat, true);
+            }
+            Err(_) if stale => self.think(seat, true),
+            Err(refusal) => {
+                tracing::error!(table = %self.id, seat, %payload, message = %refusal.message, "a bot chose a move the rules refuse");
+                self.play_random(seat).await;
+            }
+        }
+    }
+
+    /// A random legal move for a bot whose search failed.
+    async fn play_random(&mut self, seat: Seat) {
+        let Ok(current) = self.playing() else { return };
+        let moves = current.game.legal_moves_json(seat);
+        let Some(payload) = moves.choose(&mut rand::rng()).cloned() else {
+            return;
+        };
+        if let Err(refusal) = self.apply_move(seat, &payload, None).await {
+            tracing::error!(table = %self.id, seat, message = %refusal.message, "a bot's fallback move failed");
+        }
+    }
+
+    /// Whether any search is under way (a table thinking is not idle).
+    pub(super) fn bots_thinking(&self) -> bool {
+        self.bot_seats.any_thinking()
+    }
+}
+
+/// A wait for a search thread worth a warning: past it, the pool is overloaded.
+const SLOW_QUEUE: Duration = Duration::from_secs(5);

@@ -1,0 +1,322 @@
+//! Bots at real tables over real WebSockets: seats given to the computer at creation and by
+//! message, people playing complete games against bots in every game (Bughouse with one
+//! person and three bots), the stored record of who was a bot, budgets on a clock, draw
+//! offers, refusals, and a restart with a bot to move.
+
+mod common;
+
+use common::{Client, TestApp, spawn_app_with};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use rand::seq::IndexedRandom;
+use serde_json::{Value, json};
+use spelbord::games::AnyGame;
+use spelbord::table::TableSettings;
+use spelbord::table::identity::PlayerToken;
+
+/// A server that lets a person move as fast as the test can send.
+async fn spawn_app() -> TestApp {
+    spawn_app_with(|settings| {
+        settings.limits.messages_per_second = 10_000;
+        settings.limits.message_burst = 10_000;
+    })
+    .await
+}
+
+/// Creates a table and returns its id and its game in its starting position (a mirror the
+/// test keeps in step with the `moved` events).
+async fn table_with(app: &TestApp, game: &str, settings: Value) -> (String, AnyGame) {
+    let created = app.create_table(json!({"game": game, "settings": settings})).await;
+    let id = created["id"].as_str().expect("an id").to_owned();
+    let stored = TableSettings::read(game, Some(created["table"]["settings"].clone())).expect("settings read back");
+    (id, stored.game.new_game())
+}
+
+/// Plays `seats` for a person (random legal moves, chosen on the mirror) until the game is
+/// over; every other seat is a bot. Returns the `game_over` event and the number of moves.
+async fn play_out(client: &mut Client, mirror: &mut AnyGame, seats: &[u8], seed: u64) -> (Value, usize) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut moves = 0;
+    // Whose moves the person has sent and not yet seen come back.
+    let mut sent = false;
+    loop {
+        if !sent {
+            let mine = mirror.active_seats().iter().find(|seat| seats.contains(seat));
+            if let Some(seat) = mine {
+                let legal = mirror.legal_moves_json(seat);
+                if let Some(payload) = legal.choose(&mut rng) {
+                    client
+                        .send(json!({"type": "move", "seat": seat, "move": payload}))
+                        .await;
+                    sent = true;
+                }
+            }
+        }
+        let message = client.recv().await;
+        match message["type"].as_str() {
+            Some("moved") => {
+                let seat = u8::try_from(message["seat"].as_u64().expect("a seat")).expect("small");
+                mirror
+                    .play_json(seat, &message["move"])
+                    .unwrap_or_else(|err| panic!("the server's move {message} is legal: {err}"));
+                moves += 1;
+                if seats.contains(&seat) {
+                    sent = false;
+                }
+            }
+            Some("game_over") => return (message, moves),
+            Some("error") => panic!("the person's move was refused: {message}"),
+            _ => {}
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_person_plays_a_whole_game_against_a_bot_in_each_two_player_game() {
+    let app = spawn_app().await;
+    for (game, strength) in [("gomoku", "easy"), ("lines-of-action", "random"), ("krux", "easy")] {
+        let (id, mut mirror) = table_with(&app, game, json!({"seating": "chosen", "bots": {"1": strength}})).await;
+        let mut person = app.client(&id).await;
+        person.hello().await;
+        person.sit(0, "Person").await;
+        let started = person.until("game_started").await;
+        let computer = &started["seats"][1]["player"];
+        assert_eq!(computer["bot"], strength, "{started}");
+        assert_eq!(computer["name"], format!("Computer ({strength})"));
+        assert_eq!(computer["connected"], true);
+        let (over, moves) = play_out(&mut person, &mut mirror, &[0], 11).await;
+        assert!(moves > 2, "{game}: {over}");
+        assert!(mirror.outcome().is_some(), "{game}: the mirror agrees the game is over");
+    }
+    // The stored players say which seat was the computer, and at what strength.
+    let bots: Vec<(i16, Option<String>, bool)> =
+        sqlx::query_as("SELECT seat, bot, player_key IS NULL FROM game_players ORDER BY game_id, seat")
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(bots.len(), 6);
+    for (seat, bot, keyless) in bots {
+        assert_eq!(bot.is_some(), seat == 1);
+        assert_eq!(keyless, seat == 1);
+    }
+    let players: Vec<Value> = sqlx::query_scalar("SELECT players FROM results")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(players.len(), 3);
+    assert!(
+        players
+            .iter()
+            .all(|p| p[1]["bot"].is_string() && p[0].get("bot").is_none()),
+        "{players:?}"
+    );
+}
+
+#[tokio::test]
+async fn one_person_and_three_bots_play_bughouse_to_the_end() {
+    let app = spawn_app().await;
+    let bots = json!({"1": "random", "2": "random", "3": "random"});
+    let (id, mut mirror) = table_with(&app, "bughouse", json!({"seating": "chosen", "bots": bots})).await;
+    let mut person = app.client(&id).await;
+    person.hello().await;
+    person.sit(0, "Person").await;
+    let started = person.until("game_started").await;
+    assert_eq!(started["to_move"], json!([0, 2]));
+    let (over, moves) = play_out(&mut person, &mut mirror, &[0], 5).await;
+    assert!(moves > 4, "{over}");
+    assert_ne!(
+        over["result"]["reason"], "time",
+        "nobody thinks long enough to flag: {over}"
+    );
+}
+
+#[tokio::test]
+async fn seated_players_add_and_remove_bots_before_the_game() {
+    let app = spawn_app().await;
+    let (id, _) = table_with(&app, "lines-of-action", json!({"seating": "chosen"})).await;
+    let mut host = app.client(&id).await;
+    let mut watcher = app.client(&id).await;
+    // Only players at the table may bring the computer in.
+    watcher.hello().await;
+    watcher
+        .send(json!({"type": "add_bot", "seat": 1, "strength": "easy"}))
+        .await;
+    watcher.expect_error("not_seated").await;
+    host.hello().await;
+    host.sit(0, "Host").await;
+    watcher.until("seated").await;
+    host.send(json!({"type": "add_bot", "seat": 0, "strength": "easy"}))
+        .await;
+    host.expect_error("already_seated").await;
+    host.send(json!({"type": "add_bot", "seat": 5, "strength": "easy"}))
+        .await;
+    host.expect_error("no_such_seat").await;
+    host.send(json!({"type": "add_bot", "seat": 1, "strength": "superb"}))
+        .await;
+    host.expect_error("bad_message").await;
+    host.send(json!({"type": "remove_bot", "seat": 0})).await;
+    host.expect_error("not_a_bot").await;
+    // A bot seat can be taken back before the start...
+    host.send(json!({"type": "add_bot", "seat": 1, "strength": "medium"}))
+        .await;
+    let seated = host.expect("seated").await;
+    assert_eq!(
+        (seated["seat"].clone(), seated["name"].clone(), seated["bot"].clone()),
+        (json!(1), json!("Computer (medium)"), json!("medium"))
+    );
+    // The medium bot filled the last seat: the game starts.
+    let started = host.until("game_started").await;
+    assert_eq!(started["seats"][1]["player"]["bot"], "medium");
+    host.send(json!({"type": "remove_bot", "seat": 1})).await;
+    let refused = host.until("error").await;
+    assert_eq!(refused["code"], "game_in_progress", "{refused}");
+    // A person cannot sit in a bot's seat either.
+    watcher.send(json!({"type": "sit", "seat": 1})).await;
+    let refused = watcher.until("error").await;
+    assert_eq!(refused["code"], "game_in_progress", "{refused}");
+}
+
+#[tokio::test]
+async fn a_bot_can_be_taken_out_again() {
+    let app = spawn_app().await;
+    let (id, _) = table_with(&app, "bughouse", json!({"seating": "chosen", "bots": {"3": "hard"}})).await;
+    let mut host = app.client(&id).await;
+    host.hello().await;
+    host.sit(0, "Host").await;
+    host.send(json!({"type": "remove_bot", "seat": 3})).await;
+    assert_eq!(host.expect("stood").await["seat"], 3);
+    host.send(json!({"type": "add_bot", "seat": 2, "strength": "easy"}))
+        .await;
+    assert_eq!(host.expect("seated").await["bot"], "easy");
+    let stored: Vec<(i16, Option<String>)> = sqlx::query_as("SELECT seat, bot FROM seats ORDER BY seat")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(stored, vec![(0, None), (2, Some("easy".into()))]);
+}
+
+#[tokio::test]
+async fn creation_settings_refuse_bots_in_every_seat_or_unknown_seats() {
+    let app = spawn_app().await;
+    for (settings, field) in [
+        (json!({"bots": {"0": "easy", "1": "hard"}}), "settings.bots"),
+        (json!({"bots": {"2": "easy"}}), "settings.bots.2"),
+        (json!({"bots": {"1": "expert"}}), "settings.bots.1"),
+    ] {
+        let response = reqwest::Client::new()
+            .post(app.http("/api/tables"))
+            .json(&json!({"game": "gomoku", "settings": settings}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 400);
+        let body: Value = response.json().await.unwrap();
+        assert_eq!(body["error"]["field"], field, "{body}");
+    }
+}
+
+#[tokio::test]
+async fn a_bot_on_a_clock_thinks_within_its_budget() {
+    // Hard thinks 200 ms at most here; on a 5-minute clock that is its whole budget.
+    let app = spawn_app_with(|settings| settings.bots.hard_ms = 200).await;
+    let (id, mut mirror) = table_with(
+        &app,
+        "gomoku",
+        json!({"seating": "chosen", "bots": {"1": "hard"}, "time_control": {"kind": "sudden_death", "base_seconds": 300}}),
+    )
+    .await;
+    let mut person = app.client(&id).await;
+    person.hello().await;
+    person.sit(0, "Person").await;
+    person.until("game_started").await;
+    let mut rng = StdRng::seed_from_u64(3);
+    let mut last_bot_clock = 300_000u64;
+    for _ in 0..4 {
+        let legal = mirror.legal_moves_json(0);
+        let payload = legal.choose(&mut rng).expect("a move").clone();
+        person.send(json!({"type": "move", "move": payload})).await;
+        let mine = person.until("moved").await;
+        mirror.play_json(0, &mine["move"]).expect("legal");
+        let reply = person.until("moved").await;
+        assert_eq!(reply["seat"], 1, "{reply}");
+        mirror.play_json(1, &reply["move"]).expect("legal");
+        let clock = reply["clocks"]["remaining_ms"][1].as_u64().expect("the bot's clock");
+        let spent = last_bot_clock - clock;
+        // The budget plus generous room for a busy machine's scheduler: a bot that
+        // ignored its budget (1 s by default) would show here.
+        assert!(spent < 800, "the bot spent {spent} ms on a 200 ms budget");
+        last_bot_clock = clock;
+    }
+}
+
+#[tokio::test]
+async fn a_bot_declines_a_draw_at_the_start_of_a_game() {
+    let app = spawn_app().await;
+    let (id, _) = table_with(
+        &app,
+        "lines-of-action",
+        json!({"seating": "chosen", "bots": {"1": "hard"}}),
+    )
+    .await;
+    let mut person = app.client(&id).await;
+    person.hello().await;
+    person.sit(0, "Person").await;
+    person.until("game_started").await;
+    person.send(json!({"type": "offer_draw"})).await;
+    assert_eq!(person.until("draw_offered").await["seat"], 0);
+    let declined = person.until("draw_declined").await;
+    assert_eq!(declined["seat"], 1, "the computer answers for itself: {declined}");
+}
+
+#[tokio::test]
+async fn after_a_restart_the_bot_to_move_moves() {
+    let app = spawn_app().await;
+    let (id, _) = table_with(&app, "gomoku", json!({"seating": "chosen", "bots": {"0": "easy"}})).await;
+    // The state a crash leaves behind: a person in seat 1, the game started, the bot (X)
+    // to move and nothing played yet.
+    let token = "restart-person-token-000000000";
+    let key = PlayerToken::parse(token).expect("a token").key();
+    let game = uuid::Uuid::new_v4();
+    sqlx::query("INSERT INTO seats (table_id, seat, player_key, name) VALUES ($1, 1, $2, 'Person')")
+        .bind(&id)
+        .bind(key.as_bytes())
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    sqlx::query("INSERT INTO games (id, table_id, number) VALUES ($1, $2, 1)")
+        .bind(game)
+        .bind(&id)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    sqlx::query(
+        "INSERT INTO game_players (game_id, seat, role, player_key, name, bot)
+         VALUES ($1, 0, 'X', NULL, 'Computer (easy)', 'easy'), ($1, 1, 'O', $2, 'Person', NULL)",
+    )
+    .bind(game)
+    .bind(key.as_bytes())
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let app = app.restart().await;
+    let mut person = app.client(&id).await;
+    person.send(json!({"type": "hello", "token": token})).await;
+    assert_eq!(person.until("welcome").await["seats"], json!([1]));
+    let snapshot: Value = reqwest::get(app.http(&format!("/api/tables/{id}")))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(snapshot["seats"][0]["player"]["bot"], "easy", "{snapshot}");
+    if snapshot["moves"].as_array().is_none_or(Vec::is_empty) {
+        let moved = person.until("moved").await;
+        assert_eq!(moved["seat"], 0, "{moved}");
+    }
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE game_id = $1")
+        .bind(game)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(stored, 1, "the bot's opening move is stored");
+}

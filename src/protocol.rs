@@ -10,6 +10,7 @@ use serde_json::Value;
 use crate::bots::Strength;
 use crate::games::{EndReason, Outcome, Seat};
 use crate::table::clock::ClockView;
+use crate::table::series::SeriesFormat;
 
 /// A message from a client, after [`parse_client_msg`] has checked its shape.
 #[derive(Debug, Clone, Deserialize)]
@@ -75,6 +76,41 @@ pub enum ClientMsg {
     RemoveBot {
         seat: Seat,
     },
+    /// Cuts the pause before the next game of a series short (it starts when every
+    /// person is ready).
+    Ready {
+        seat: Option<Seat>,
+    },
+    /// Offers (or agrees to) another series with the same players after one is decided.
+    OfferRematch {
+        seat: Option<Seat>,
+    },
+    AcceptRematch {
+        seat: Option<Seat>,
+    },
+    DeclineRematch {
+        seat: Option<Seat>,
+    },
+    /// Asks to abandon the game for a new one, with no result (casual tables).
+    OfferNewGame {
+        seat: Option<Seat>,
+    },
+    AcceptNewGame {
+        seat: Option<Seat>,
+    },
+    DeclineNewGame {
+        seat: Option<Seat>,
+    },
+    /// Asks to take back one's last move (tables with undo).
+    OfferUndo {
+        seat: Option<Seat>,
+    },
+    AcceptUndo {
+        seat: Option<Seat>,
+    },
+    DeclineUndo {
+        seat: Option<Seat>,
+    },
     /// Asks for a `pong` (an application-level liveness check).
     Ping,
 }
@@ -95,6 +131,16 @@ pub const CLIENT_TYPES: &[&str] = &[
     "cancel_premove",
     "add_bot",
     "remove_bot",
+    "ready",
+    "offer_rematch",
+    "accept_rematch",
+    "decline_rematch",
+    "offer_new_game",
+    "accept_new_game",
+    "decline_new_game",
+    "offer_undo",
+    "accept_undo",
+    "decline_undo",
     "ping",
 ];
 
@@ -210,6 +256,24 @@ pub enum ErrorCode {
     NoPremove,
     /// `remove_bot` on a seat the computer does not hold.
     NotABot,
+    /// `ready` when no pause before a game runs.
+    NoPause,
+    /// No rematch can be offered, accepted or declined now.
+    NoRematch,
+    /// Not while a series goes on (changing seats, a rematch).
+    SeriesInProgress,
+    /// "New game" is only for casual tables (unrated, single games).
+    NotCasual,
+    /// There is no new-game request to decline.
+    NoNewGameOffer,
+    /// Take-backs are off at this table (or never allowed: rated, series, Bughouse).
+    UndoNotAllowed,
+    /// You have no move to take back.
+    NothingToUndo,
+    /// There is no take-back request to accept or decline.
+    NoUndoOffer,
+    /// A take-back request stands already.
+    UndoPending,
 }
 
 /// A seat as everyone sees it.
@@ -266,6 +330,37 @@ impl From<&Outcome> for ResultView {
     }
 }
 
+/// A series as the protocol shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct SeriesView {
+    pub format: SeriesFormat,
+    /// 1 for the table's first series.
+    pub number: u32,
+    /// The number in the series of the current (or last) game.
+    pub game: u32,
+    /// Side 0 and side 1.
+    pub standings: Vec<SideView>,
+    pub decided: bool,
+    /// Once decided: `win` or `tie`.
+    pub result: Option<&'static str>,
+    /// The winning side, once decided with a winner.
+    pub winner: Option<u8>,
+}
+
+/// One side of a series (a player, or a Bughouse team).
+#[derive(Debug, Clone, Serialize)]
+pub struct SideView {
+    pub side: u8,
+    /// The side's names (`Anna`, or `Anna & Bo`).
+    pub players: String,
+    /// The seats the side holds in the current (or last) game.
+    pub seats: Vec<Seat>,
+    pub wins: u32,
+    pub draws: u32,
+    pub losses: u32,
+    pub points: u32,
+}
+
 /// Where a table is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -303,6 +398,20 @@ pub struct TableSnapshot {
     pub result: Option<ResultView>,
     /// The clocks, `null` for an untimed table or before the first game.
     pub clocks: Option<ClockView>,
+    /// Whether the table is rated (decided at creation, stored with every game).
+    pub rated: bool,
+    /// The series in play (or last played); `null` before the first game.
+    pub series: Option<SeriesView>,
+    /// During the pause before the next game of a series: milliseconds until it starts.
+    pub next_game_in_ms: Option<u64>,
+    /// People who pressed ready during that pause.
+    pub ready: Vec<Seat>,
+    /// Seats that agree to a rematch (the first offered).
+    pub rematch_agreed: Vec<Seat>,
+    /// Seats that agree to abandon the game for a new one.
+    pub new_game_agreed: Vec<Seat>,
+    /// The standing take-back request: the requester first, then those who agree.
+    pub undo_agreed: Vec<Seat>,
 }
 
 /// A message from the server. Every one carries the table's `version`: events raise it by
@@ -358,6 +467,8 @@ pub enum ServerMsg {
         state: Value,
         to_move: Vec<Seat>,
         clocks: Option<ClockView>,
+        /// The series this game belongs to, as it stands at the start.
+        series: Option<SeriesView>,
     },
     Moved {
         version: u64,
@@ -380,6 +491,62 @@ pub enum ServerMsg {
     GameOver {
         version: u64,
         result: ResultView,
+        clocks: Option<ClockView>,
+        /// The series with this game counted.
+        series: Option<SeriesView>,
+    },
+    /// The series is decided (after its last `game_over`).
+    SeriesOver {
+        version: u64,
+        series: SeriesView,
+    },
+    /// The next game of the series starts in `ms` (sooner if every person is ready).
+    NextGameIn {
+        version: u64,
+        game_number: u32,
+        ms: u64,
+    },
+    /// A person is ready for the next game of the series.
+    Ready {
+        version: u64,
+        seat: Seat,
+    },
+    RematchOffered {
+        version: u64,
+        seat: Seat,
+        /// Every seat that agrees so far.
+        agreed: Vec<Seat>,
+    },
+    RematchDeclined {
+        version: u64,
+        seat: Seat,
+    },
+    NewGameOffered {
+        version: u64,
+        seat: Seat,
+        agreed: Vec<Seat>,
+    },
+    NewGameDeclined {
+        version: u64,
+        seat: Seat,
+    },
+    /// A player asks to take back their last move.
+    UndoOffered {
+        version: u64,
+        seat: Seat,
+    },
+    UndoDeclined {
+        version: u64,
+        seat: Seat,
+    },
+    /// Moves were taken back: the game's line is now its first `plies` moves.
+    Undone {
+        version: u64,
+        /// Who asked.
+        seat: Seat,
+        plies: u32,
+        state: Value,
+        to_move: Vec<Seat>,
         clocks: Option<ClockView>,
     },
     Chat {

@@ -56,7 +56,9 @@ async fn create_answers_201_with_a_shareable_link_and_stores_the_table() {
         settings,
         json!({
             "variant": "exact5", "board_size": 19, "opening": "center", "seating": "random",
-            "time_control": {"kind": "none"}, "grace_seconds": 60, "on_absence": "loss", "bots": {}
+            "time_control": {"kind": "none"}, "grace_seconds": 60, "on_absence": "loss", "bots": {},
+            "series": "single", "next_first": "alternate", "series_pause_seconds": 10,
+            "rated": false, "undo": false
         })
     );
 }
@@ -142,9 +144,9 @@ async fn bad_requests_are_400_and_name_the_field() {
             Some("settings.seating"),
         ),
         (
-            "{\"game\": \"gomoku\", \"settings\": {\"undo\": true}}",
+            "{\"game\": \"gomoku\", \"settings\": {\"takeback\": true}}",
             "bad_setting",
-            Some("settings.undo"),
+            Some("settings.takeback"),
         ),
         (
             r#"{"game": "gomoku", "settings": {"time_control": {"kind": "sudden_death", "base_seconds": 0}}}"#,

@@ -112,6 +112,8 @@ async fn full_game_to_a_win_is_seen_live_and_stored() {
     assert_eq!((status.as_str(), ended), ("finished", true));
 
     // After the end, moves are refused as game over, and the snapshot shows the result.
+    // (A single game is a series of its own, decided with it.)
+    game.o.expect("series_over").await;
     game.o.send(json!({"type": "move", "move": {"at": "A1"}})).await;
     game.o.expect_error("game_over").await;
     let table: Value = reqwest::get(app.http(&format!("/api/tables/{}", game.table)))
@@ -205,6 +207,7 @@ async fn resigning_out_of_turn_loses_at_once() {
         ("win", "resignation", 1)
     );
     assert_eq!(winners, vec![1]);
+    game.o.expect("series_over").await;
     game.o.send(json!({"type": "resign"})).await;
     game.o.expect_error("game_over").await;
 }

@@ -6,6 +6,7 @@ use uuid::Uuid;
 
 use super::{Store, StoreError};
 use crate::games::Outcome;
+use crate::table::series::{SeriesFormat, SeriesResult, Standing};
 
 /// One player of a game, as recorded when the game starts.
 #[derive(Debug, Clone)]
@@ -17,6 +18,38 @@ pub struct PlayerRecord {
     pub name: String,
     /// A bot's strength (`"hard"`); `None` for a person.
     pub bot: Option<&'static str>,
+    /// The player's side in the series (0 or 1).
+    pub side: u8,
+}
+
+/// The series a game belongs to, and whether the game starts it.
+#[derive(Debug, Clone)]
+pub struct SeriesLink<'a> {
+    pub id: Uuid,
+    /// The game's number in the series, from 1.
+    pub game: u32,
+    pub rated: bool,
+    /// Set when this game starts the series: the row to create.
+    pub new: Option<NewSeries<'a>>,
+}
+
+/// A series to create with its first game.
+#[derive(Debug, Clone)]
+pub struct NewSeries<'a> {
+    /// 1 for the table's first series.
+    pub number: u32,
+    pub format: SeriesFormat,
+    /// Each side's names, e.g. `Anna` or `Anna & Bo`.
+    pub sides: [&'a str; 2],
+}
+
+/// A series' standings after a game, stored with the game's result.
+#[derive(Debug, Clone, Copy)]
+pub struct SeriesRecord {
+    pub id: Uuid,
+    pub standings: [Standing; 2],
+    /// Set once the series is decided.
+    pub result: Option<SeriesResult>,
 }
 
 /// A move to store: its number in the game (from 1), who played it and what it was.
@@ -36,11 +69,14 @@ pub struct MoveRecord<'a> {
 pub struct ResultRecord<'a> {
     pub outcome: &'a Outcome,
     pub move_count: u32,
+    /// The series' standings with this game counted.
+    pub series: Option<SeriesRecord>,
 }
 
 impl Store {
     /// Records the start of game `number` at a table with its players, and the seating
-    /// the game starts with (the table may have drawn seats by lot).
+    /// the game starts with (the table may have drawn seats by lot); with the series it
+    /// belongs to, created here when the game starts it.
     pub async fn start_game(
         &self,
         game_id: Uuid,
@@ -48,8 +84,26 @@ impl Store {
         number: u32,
         players: &[PlayerRecord],
         deadline: Option<OffsetDateTime>,
+        series: &SeriesLink<'_>,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
+        if let Some(new) = &series.new {
+            sqlx::query("INSERT INTO series (id, table_id, number, format) VALUES ($1, $2, $3, $4)")
+                .bind(series.id)
+                .bind(table_id)
+                .bind(count(new.number))
+                .bind(new.format.id())
+                .execute(&mut *tx)
+                .await?;
+            for (side, players) in new.sides.iter().enumerate() {
+                sqlx::query("INSERT INTO series_sides (series_id, side, players) VALUES ($1, $2, $3)")
+                    .bind(series.id)
+                    .bind(i16::try_from(side).unwrap_or(0))
+                    .bind(players)
+                    .execute(&mut *tx)
+                    .await?;
+            }
+        }
         sqlx::query("DELETE FROM seats WHERE table_id = $1")
             .bind(table_id)
             .execute(&mut *tx)
@@ -64,16 +118,23 @@ impl Store {
                 .execute(&mut *tx)
                 .await?;
         }
-        sqlx::query("INSERT INTO games (id, table_id, number, deadline) VALUES ($1, $2, $3, $4)")
-            .bind(game_id)
-            .bind(table_id)
-            .bind(count(number))
-            .bind(deadline)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO games (id, table_id, number, deadline, series_id, series_game, rated)
+             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+        )
+        .bind(game_id)
+        .bind(table_id)
+        .bind(count(number))
+        .bind(deadline)
+        .bind(series.id)
+        .bind(count(series.game))
+        .bind(series.rated)
+        .execute(&mut *tx)
+        .await?;
         for player in players {
             sqlx::query(
-                "INSERT INTO game_players (game_id, seat, role, player_key, name, bot) VALUES ($1, $2, $3, $4, $5, $6)",
+                "INSERT INTO game_players (game_id, seat, role, player_key, name, bot, side)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
             )
             .bind(game_id)
             .bind(i16::from(player.seat))
@@ -81,6 +142,7 @@ impl Store {
             .bind(&player.player_key)
             .bind(&player.name)
             .bind(player.bot)
+            .bind(i16::from(player.side))
             .execute(&mut *tx)
             .await?;
         }
@@ -123,6 +185,33 @@ impl Store {
         Ok(())
     }
 
+    /// Stores a take-back: record number `ply` of the game says that the line goes back to
+    /// its first `keep` moves.
+    pub async fn append_takeback(
+        &self,
+        game_id: Uuid,
+        ply: u32,
+        seat: u8,
+        keep: u32,
+        deadline: Option<OffsetDateTime>,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "WITH taken AS (
+                 INSERT INTO moves (game_id, ply, seat, payload, takeback_to)
+                 VALUES ($1, $2, $3, jsonb_build_object('takeback', $4::integer), $4)
+             )
+             UPDATE games SET deadline = $5 WHERE id = $1",
+        )
+        .bind(game_id)
+        .bind(count(ply))
+        .bind(i16::from(seat))
+        .bind(count(keep))
+        .bind(deadline)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
     /// Stores the result of a game that ended without a move (resignation, agreement, ...).
     pub async fn finish_game(&self, game_id: Uuid, result: ResultRecord<'_>) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
@@ -155,6 +244,40 @@ async fn insert_result(tx: &mut sqlx::PgConnection, game_id: Uuid, result: Resul
         .bind(game_id)
         .execute(&mut *tx)
         .await?;
+    if let Some(series) = result.series {
+        store_standings(tx, series).await?;
+    }
+    Ok(())
+}
+
+/// Writes a series' standings and, once it is decided, its result.
+async fn store_standings(tx: &mut sqlx::PgConnection, series: SeriesRecord) -> Result<(), StoreError> {
+    for (side, standing) in series.standings.iter().enumerate() {
+        sqlx::query(
+            "UPDATE series_sides SET wins = $3, draws = $4, losses = $5, points = $6
+              WHERE series_id = $1 AND side = $2",
+        )
+        .bind(series.id)
+        .bind(i16::try_from(side).unwrap_or(0))
+        .bind(count(standing.wins))
+        .bind(count(standing.draws))
+        .bind(count(standing.losses))
+        .bind(count(standing.points()))
+        .execute(&mut *tx)
+        .await?;
+    }
+    if let Some(result) = series.result {
+        let (kind, winner) = match result {
+            SeriesResult::Won { side } => ("win", Some(i16::from(side))),
+            SeriesResult::Tie => ("tie", None),
+        };
+        sqlx::query("UPDATE series SET status = 'decided', result = $2, winner = $3, ended_at = now() WHERE id = $1")
+            .bind(series.id)
+            .bind(kind)
+            .bind(winner)
+            .execute(&mut *tx)
+            .await?;
+    }
     Ok(())
 }
 

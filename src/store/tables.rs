@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{Store, StoreError};
+use crate::table::series::Standing;
 
 /// A table as stored: its game and validated settings.
 #[derive(Debug, Clone)]
@@ -130,13 +131,37 @@ struct StoredSeat {
     bot: Option<String>,
 }
 
+/// A `games` row as selected.
+#[derive(sqlx::FromRow)]
+struct StoredGame {
+    id: uuid::Uuid,
+    number: i32,
+    deadline: Option<time::OffsetDateTime>,
+    series_id: Option<uuid::Uuid>,
+    series_game: Option<i32>,
+    rated: bool,
+}
+
+/// A `moves` row as selected.
+#[derive(sqlx::FromRow)]
+struct StoredMove {
+    ply: i32,
+    seat: i16,
+    payload: Value,
+    clocks_ms: Option<Vec<i64>>,
+    takeback_to: Option<i32>,
+}
+
 /// A stored move, for replaying a game.
 #[derive(Debug, Clone)]
 pub struct MoveRow {
+    /// The record's number in the game (take-backs included), from 1.
     pub ply: u32,
     pub seat: u8,
     pub payload: Value,
     pub clocks_ms: Option<Vec<i64>>,
+    /// For a take-back record: how many moves the game keeps.
+    pub takeback_to: Option<u32>,
 }
 
 /// A stored result.
@@ -156,6 +181,23 @@ pub struct GameRow {
     pub deadline: Option<time::OffsetDateTime>,
     pub moves: Vec<MoveRow>,
     pub result: Option<ResultRow>,
+    /// The game's number in its series (1 for games stored before series existed).
+    pub series_game: u32,
+    pub rated: bool,
+    /// Each seat's side in the series, in seat order.
+    pub sides: Vec<u8>,
+    pub series: Option<SeriesRow>,
+}
+
+/// A stored series with its standings.
+#[derive(Debug, Clone)]
+pub struct SeriesRow {
+    pub id: uuid::Uuid,
+    pub number: u32,
+    pub format: String,
+    pub standings: [Standing; 2],
+    /// Each side's names.
+    pub names: [String; 2],
 }
 
 /// Everything needed to rebuild a table after a restart.
@@ -188,40 +230,63 @@ impl Store {
                 })
             })
             .collect();
-        let game: Option<(uuid::Uuid, i32, Option<time::OffsetDateTime>)> =
-            sqlx::query_as("SELECT id, number, deadline FROM games WHERE table_id = $1 ORDER BY number DESC LIMIT 1")
-                .bind(id)
-                .fetch_optional(self.pool())
-                .await?;
+        let game: Option<StoredGame> = sqlx::query_as(
+            "SELECT id, number, deadline, series_id, series_game, rated FROM games
+              WHERE table_id = $1 ORDER BY number DESC LIMIT 1",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?;
         let game = match game {
             None => None,
-            Some((game_id, number, deadline)) => Some(self.load_game(game_id, number, deadline).await?),
+            Some(game) => Some(self.load_game(game).await?),
         };
         Ok(Some(StoredTable { table, seats, game }))
     }
 
-    async fn load_game(
-        &self,
-        id: uuid::Uuid,
-        number: i32,
-        deadline: Option<time::OffsetDateTime>,
-    ) -> Result<GameRow, StoreError> {
-        let moves: Vec<(i32, i16, Value, Option<Vec<i64>>)> =
-            sqlx::query_as("SELECT ply, seat, payload, clocks_ms FROM moves WHERE game_id = $1 ORDER BY ply")
-                .bind(id)
-                .fetch_all(self.pool())
-                .await?;
+    async fn load_game(&self, game: StoredGame) -> Result<GameRow, StoreError> {
+        let StoredGame {
+            id,
+            number,
+            deadline,
+            series_id,
+            series_game,
+            rated,
+        } = game;
+        let moves: Vec<StoredMove> = sqlx::query_as(
+            "SELECT ply, seat, payload, clocks_ms, takeback_to FROM moves WHERE game_id = $1 ORDER BY ply",
+        )
+        .bind(id)
+        .fetch_all(self.pool())
+        .await?;
         let moves = moves
             .into_iter()
-            .filter_map(|(ply, seat, payload, clocks_ms)| {
+            .filter_map(|row| {
                 Some(MoveRow {
-                    ply: u32::try_from(ply).ok()?,
-                    seat: u8::try_from(seat).ok()?,
-                    payload,
-                    clocks_ms,
+                    ply: u32::try_from(row.ply).ok()?,
+                    seat: u8::try_from(row.seat).ok()?,
+                    payload: row.payload,
+                    clocks_ms: row.clocks_ms,
+                    takeback_to: row.takeback_to.and_then(|n| u32::try_from(n).ok()),
                 })
             })
             .collect();
+        let sides: Vec<(i16, Option<i16>)> =
+            sqlx::query_as("SELECT seat, side FROM game_players WHERE game_id = $1 ORDER BY seat")
+                .bind(id)
+                .fetch_all(self.pool())
+                .await?;
+        let sides = sides
+            .into_iter()
+            .map(|(seat, side)| {
+                side.and_then(|side| u8::try_from(side).ok())
+                    .unwrap_or(seat.rem_euclid(2) as u8)
+            })
+            .collect();
+        let series = match series_id {
+            Some(series_id) => self.load_series(series_id).await?,
+            None => None,
+        };
         let result: Option<(String, Vec<i16>, String, Option<Value>)> =
             sqlx::query_as("SELECT outcome, winners, reason, detail FROM results WHERE game_id = $1")
                 .bind(id)
@@ -232,6 +297,10 @@ impl Store {
             number: u32::try_from(number).unwrap_or(0),
             deadline,
             moves,
+            series_game: series_game.and_then(|n| u32::try_from(n).ok()).unwrap_or(1),
+            rated,
+            sides,
+            series,
             result: result.map(|(outcome, winners, reason, detail)| ResultRow {
                 outcome,
                 winners,
@@ -239,6 +308,43 @@ impl Store {
                 detail,
             }),
         })
+    }
+
+    async fn load_series(&self, id: uuid::Uuid) -> Result<Option<SeriesRow>, StoreError> {
+        let series: Option<(i32, String)> = sqlx::query_as("SELECT number, format FROM series WHERE id = $1")
+            .bind(id)
+            .fetch_optional(self.pool())
+            .await?;
+        let Some((number, format)) = series else {
+            return Ok(None);
+        };
+        let sides: Vec<(i16, String, i32, i32, i32)> = sqlx::query_as(
+            "SELECT side, players, wins, draws, losses FROM series_sides WHERE series_id = $1 ORDER BY side",
+        )
+        .bind(id)
+        .fetch_all(self.pool())
+        .await?;
+        let mut standings = [Standing::default(); 2];
+        let mut names = [String::new(), String::new()];
+        for (side, players, wins, draws, losses) in sides {
+            let Ok(side) = usize::try_from(side) else { continue };
+            if let (Some(standing), Some(name)) = (standings.get_mut(side), names.get_mut(side)) {
+                let n = |value: i32| u32::try_from(value).unwrap_or(0);
+                *standing = Standing {
+                    wins: n(wins),
+                    draws: n(draws),
+                    losses: n(losses),
+                };
+                *name = players;
+            }
+        }
+        Ok(Some(SeriesRow {
+            id,
+            number: u32::try_from(number).unwrap_or(1),
+            format,
+            standings,
+            names,
+        }))
     }
 
     /// The ids of tables whose latest game is still being played (their clocks must run

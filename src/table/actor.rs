@@ -18,6 +18,8 @@ mod premove;
 mod presence;
 mod restore;
 mod seating;
+mod series;
+mod undo;
 
 pub use restore::{CORRESPONDENCE_RESTART_GRACE, RestoreError};
 
@@ -37,6 +39,7 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use self::bots::BotSeats;
+use self::series::{Interlude, SeriesState};
 use super::clock::Clocks;
 use super::handle::TableHandle;
 use super::history::{Catchup, History};
@@ -118,8 +121,19 @@ impl Refusal {
 struct CurrentGame {
     id: Uuid,
     number: u32,
+    /// Each seat's side in the series.
+    sides: Vec<u8>,
     game: AnyGame,
+    /// The moves of the game's line (take-backs removed).
     moves: Vec<MoveView>,
+    /// Every seat's clock after each move of the line (timed games), for take-backs.
+    clock_log: Vec<Option<Vec<u64>>>,
+    /// Records stored for the game: moves and take-backs (their numbers in `moves.ply`).
+    records: u32,
+    /// The people who agree to abandon this game for a new one (casual tables).
+    new_game_agreed: Vec<Seat>,
+    /// The standing take-back request: the requester first, then those who agree.
+    undo_agreed: Vec<Seat>,
     /// The seats that agree to a draw, in the order they did (the first offered); the
     /// game is drawn when every seat agrees.
     draw_agreed: Vec<Seat>,
@@ -165,6 +179,10 @@ pub struct TableActor {
     /// Where the search threads send their answers; the receiver is the loop's.
     bot_reply: mpsc::UnboundedSender<BotAnswer>,
     bot_answers: Option<mpsc::UnboundedReceiver<BotAnswer>>,
+    /// The series in play (or last played); `None` before the first game.
+    series: Option<SeriesState>,
+    /// Between games: the series pause, ready players, rematch agreement.
+    interlude: Interlude,
 }
 
 impl TableActor {
@@ -173,6 +191,8 @@ impl TableActor {
         let seat_count = settings.game.seat_count();
         let (bot_reply, bot_answers) = mpsc::unbounded_channel();
         TableActor {
+            series: None,
+            interlude: Interlude::default(),
             bots,
             bot_seats: BotSeats::new(seat_count),
             bot_reply,
@@ -335,6 +355,18 @@ impl TableActor {
             ClientMsg::CancelPremove { seat } => self.cancel_premove(conn, seat),
             ClientMsg::AddBot { seat, strength } => self.add_bot(conn, seat, strength).await,
             ClientMsg::RemoveBot { seat } => self.remove_bot(conn, seat).await,
+            ClientMsg::Ready { seat } => self.ready(conn, seat).await,
+            ClientMsg::OfferRematch { seat } | ClientMsg::AcceptRematch { seat } => {
+                self.offer_rematch(conn, seat).await
+            }
+            ClientMsg::DeclineRematch { seat } => self.decline_rematch(conn, seat),
+            ClientMsg::OfferNewGame { seat } | ClientMsg::AcceptNewGame { seat } => {
+                self.offer_new_game(conn, seat).await
+            }
+            ClientMsg::DeclineNewGame { seat } => self.decline_new_game(conn, seat),
+            ClientMsg::OfferUndo { seat } => self.offer_undo(conn, seat).await,
+            ClientMsg::AcceptUndo { seat } => self.accept_undo(conn, seat).await,
+            ClientMsg::DeclineUndo { seat } => self.decline_undo(conn, seat),
         }
     }
 
@@ -426,7 +458,14 @@ impl TableActor {
     fn status(&self) -> TableStatus {
         match &self.current {
             None => TableStatus::Waiting,
-            Some(current) if current.game.outcome().is_some() => TableStatus::Finished,
+            // After a decided series a freed seat makes the table wait for a player.
+            Some(current) if current.game.outcome().is_some() => {
+                if self.series_decided() && !self.seats.is_full() {
+                    TableStatus::Waiting
+                } else {
+                    TableStatus::Finished
+                }
+            }
             Some(_) => TableStatus::Playing,
         }
     }
@@ -486,6 +525,22 @@ impl TableActor {
                 .as_ref()
                 .and_then(|current| current.clocks.as_ref())
                 .map(|clocks| clocks.view(Instant::now())),
+            rated: self.settings.rated,
+            series: self.series_view(),
+            next_game_in_ms: self
+                .interlude
+                .next_game_at
+                .map(|at| u64::try_from(at.saturating_duration_since(Instant::now()).as_millis()).unwrap_or(u64::MAX)),
+            ready: self.interlude.ready.clone(),
+            rematch_agreed: self.interlude.rematch.clone(),
+            new_game_agreed: self
+                .current
+                .as_ref()
+                .map_or_else(Vec::new, |current| current.new_game_agreed.clone()),
+            undo_agreed: self
+                .current
+                .as_ref()
+                .map_or_else(Vec::new, |current| current.undo_agreed.clone()),
         }
     }
 

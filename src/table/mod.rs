@@ -4,6 +4,7 @@
 //! - [`handle`]: the cloneable handle connections and routes use to reach it.
 //! - [`msg`]: the commands the actor accepts.
 //! - [`seats`]: who holds which seat.
+//! - [`series`]: match series: formats, standings, when one is decided.
 //! - [`clock`]: the game's clocks and lag compensation.
 //! - [`time_control`]: the time control a host chooses.
 //! - [`settings`]: table-level settings and the game's, validated.
@@ -18,6 +19,7 @@ pub mod identity;
 pub mod msg;
 pub mod registry;
 pub mod seats;
+pub mod series;
 pub mod settings;
 pub mod time_control;
 

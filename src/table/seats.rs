@@ -101,6 +101,15 @@ impl Seats {
         }
     }
 
+    /// Swaps the players of each pair of seats (0 ↔ 1, 2 ↔ 3): in a two-player game the
+    /// players change sides; in Bughouse each keeps their board and partner and plays the
+    /// other colour.
+    pub fn swap_pairs(&mut self) {
+        for pair in self.seats.chunks_exact_mut(2) {
+            pair.swap(0, 1);
+        }
+    }
+
     /// Draws the seats by lot: the same players, in a random order.
     pub fn shuffle(&mut self) {
         self.seats.shuffle(&mut rand::rng());
@@ -156,6 +165,19 @@ mod tests {
         assert_eq!(seats.bot(1), Some(Strength::Hard));
         assert_eq!(seats.people(), 1);
         assert_eq!(seats.holder(1).map(Holder::name).as_deref(), Some("Computer (hard)"));
+    }
+
+    #[test]
+    fn swapping_pairs_keeps_bughouse_partners_together() {
+        let names = ["A-white", "A-black", "B-white", "B-black"];
+        let mut seats = Seats::new(4);
+        for (seat, name) in names.iter().enumerate() {
+            seats.sit(seat_index(seat), holder(name));
+        }
+        seats.swap_pairs();
+        let now: Vec<String> = seats.iter().filter_map(|(_, h)| h.map(Holder::name)).collect();
+        // The partners (seats 0 and 3) now hold seats 1 and 2: a team again, other colours.
+        assert_eq!(now, ["A-black", "A-white", "B-black", "B-white"]);
     }
 
     #[test]

@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use std::collections::BTreeMap;
 
+use super::series::{NextFirst, SeriesFormat};
 use super::time_control::TimeControl;
 use crate::bots::Strength;
 use crate::games::{AnySettings, GameKind, Seat, SettingError, SettingsReader, settings_map};
@@ -59,9 +60,24 @@ pub const DEFAULT_GRACE_SECONDS: u64 = 60;
 /// Shortest and longest reconnect grace a host may set.
 pub const GRACE_SECONDS: std::ops::RangeInclusive<u64> = 10..=3_600;
 
+/// The pause between the games of a series when the host sets none: 10 seconds.
+pub const DEFAULT_SERIES_PAUSE_SECONDS: u64 = 10;
+/// Longest pause between the games of a series a host may set.
+pub const MAX_SERIES_PAUSE_SECONDS: u64 = 300;
+
 /// The validated settings of a table, defaults filled in.
 #[derive(Debug, Clone)]
 pub struct TableSettings {
+    /// How many games the players play and how the winner is decided.
+    pub series: SeriesFormat,
+    /// Who starts the next game of a series or a rematch.
+    pub next_first: NextFirst,
+    /// The pause before the next game of a series starts (the players may cut it short).
+    pub series_pause: Duration,
+    /// Decided at creation and stored with every game; forbids undo and start positions.
+    pub rated: bool,
+    /// Whether players may take moves back (casual tables only).
+    pub undo: bool,
     /// Seats the computer takes when the table is created, with their strength.
     pub bots: BTreeMap<Seat, Strength>,
     pub seating: Seating,
@@ -135,8 +151,54 @@ impl TableSettings {
         };
         let game = AnySettings::read(kind, &mut reader)?;
         let bots = read_bots(reader.take::<Value>("bots")?, game.seat_count())?;
+        let series =
+            SeriesFormat::from_id(reader.take_choice("series", SeriesFormat::NAMES)?).unwrap_or(SeriesFormat::Single);
+        let next_first = match reader.take_choice("next_first", NextFirst::NAMES)? {
+            "loser" => NextFirst::Loser,
+            "lot" => NextFirst::Lot,
+            _ => NextFirst::Alternate,
+        };
+        let series_pause = match reader.take::<Value>("series_pause_seconds")? {
+            None => DEFAULT_SERIES_PAUSE_SECONDS,
+            Some(value) => value
+                .as_u64()
+                .filter(|n| *n <= MAX_SERIES_PAUSE_SECONDS)
+                .ok_or_else(|| {
+                    SettingError::new(
+                        "settings.series_pause_seconds",
+                        format!("must be a whole number of seconds from 0 to {MAX_SERIES_PAUSE_SECONDS}"),
+                    )
+                })?,
+        };
+        let rated = read_flag(&mut reader, "rated")?;
+        let undo = read_flag(&mut reader, "undo")?;
+        if rated && serde_json::to_value(&game).is_ok_and(|g| !g["start_position"].is_null()) {
+            return Err(SettingError::new(
+                "settings.start_position",
+                "a rated table starts from the standard position",
+            ));
+        }
+        if undo {
+            let refusal = if rated {
+                Some("is not allowed at a rated table")
+            } else if series != SeriesFormat::Single {
+                Some("is not allowed in a series")
+            } else if kind == GameKind::Bughouse {
+                Some("is never allowed in Bughouse (the other board has moved on)")
+            } else {
+                None
+            };
+            if let Some(refusal) = refusal {
+                return Err(SettingError::new("settings.undo", refusal));
+            }
+        }
         reader.finish()?;
         Ok(TableSettings {
+            series,
+            next_first,
+            series_pause: Duration::from_secs(series_pause),
+            rated,
+            undo,
             bots,
             seating,
             time_control,
@@ -166,7 +228,21 @@ impl TableSettings {
             .map(|(seat, strength)| (seat.to_string(), Value::from(strength.id())))
             .collect();
         map.insert("bots".into(), Value::Object(bots));
+        map.insert("series".into(), Value::from(self.series.id()));
+        map.insert("next_first".into(), Value::from(self.next_first.id()));
+        map.insert("series_pause_seconds".into(), Value::from(self.series_pause.as_secs()));
+        map.insert("rated".into(), Value::from(self.rated));
+        map.insert("undo".into(), Value::from(self.undo));
         Value::Object(map)
+    }
+}
+
+/// Reads a true/false setting, false when absent.
+fn read_flag(reader: &mut SettingsReader, key: &str) -> Result<bool, SettingError> {
+    match reader.take::<Value>(key)? {
+        None => Ok(false),
+        Some(Value::Bool(flag)) => Ok(flag),
+        Some(_) => Err(SettingError::new(format!("settings.{key}"), "must be true or false")),
     }
 }
 
@@ -228,6 +304,8 @@ mod tests {
             json!({
                 "seating": "random", "time_control": {"kind": "none"},
                 "grace_seconds": 60, "on_absence": "loss", "bots": {},
+                "series": "single", "next_first": "alternate", "series_pause_seconds": 10,
+                "rated": false, "undo": false,
                 "variant": "free", "board_size": 15, "opening": "center"
             })
         );
@@ -255,6 +333,26 @@ mod tests {
         assert_eq!(field("gomoku", json!({"grace_seconds": 5})), "settings.grace_seconds");
         assert_eq!(field("gomoku", json!({"on_absence": "forfeit"})), "settings.on_absence");
         assert_eq!(field("gomoku", json!({"bots": {"2": "hard"}})), "settings.bots.2");
+        assert_eq!(field("gomoku", json!({"series": "best_of_7"})), "settings.series");
+        assert_eq!(field("gomoku", json!({"next_first": "winner"})), "settings.next_first");
+        assert_eq!(
+            field("gomoku", json!({"series_pause_seconds": 301})),
+            "settings.series_pause_seconds"
+        );
+        assert_eq!(field("gomoku", json!({"rated": "yes"})), "settings.rated");
+        assert_eq!(field("gomoku", json!({"undo": true, "rated": true})), "settings.undo");
+        assert_eq!(
+            field("gomoku", json!({"undo": true, "series": "best_of_3"})),
+            "settings.undo"
+        );
+        assert_eq!(field("bughouse", json!({"undo": true})), "settings.undo");
+        assert_eq!(
+            field(
+                "krux",
+                json!({"rated": true, "start_position": "1c1 2e7 3b2 4f6 5a3 6g5 / 1"})
+            ),
+            "settings.start_position"
+        );
         assert_eq!(field("gomoku", json!({"bots": {"one": "hard"}})), "settings.bots.one");
         assert_eq!(field("gomoku", json!({"bots": {"1": "genius"}})), "settings.bots.1");
         assert_eq!(field("gomoku", json!({"bots": ["hard"]})), "settings.bots");

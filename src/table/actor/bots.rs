@@ -4,7 +4,7 @@
 //! like a person's move (rules, clock, storage, events, premoves).
 //!
 //! An answer is checked against the position it was computed for (the game and the number
-//! of moves played). If the position changed meanwhile — in Bughouse the partner's board
+//! of records stored). If the position changed meanwhile — in Bughouse the partner's board
 //! fills the pockets; elsewhere a take-back or the end of the game — the bot thinks again
 //! once; a second stale answer is played if it is still legal (pockets only grow, so it
 //! usually is) and thought again otherwise. A search that failed (it panicked) or an
@@ -28,11 +28,12 @@ use crate::games::{EndReason, Outcome, Seat};
 use crate::protocol::ErrorCode;
 use crate::table::time_control::TimeControl;
 
-/// The position a search was asked about: which game, and how many moves into it.
+/// The position a search was asked about: which game, and how many records (moves and
+/// take-backs, so it never repeats) into it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct Stamp {
     game: Uuid,
-    plies: usize,
+    records: u32,
 }
 
 /// A search under way for one seat.
@@ -80,7 +81,7 @@ impl TableActor {
         let current = self.playing().ok()?;
         Some(Stamp {
             game: current.id,
-            plies: current.moves.len(),
+            records: current.records,
         })
     }
 

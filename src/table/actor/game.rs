@@ -52,6 +52,7 @@ impl TableActor {
             },
         })?;
         let ply = u32::try_from(current.moves.len() + 1).unwrap_or(u32::MAX);
+        let record_number = current.records + 1;
         let now = Instant::now();
         let mut clocks = current.clocks.clone();
         if let Some(clocks) = clocks.as_mut() {
@@ -62,20 +63,23 @@ impl TableActor {
         }
         let clocks_ms = clocks.as_ref().map(|clocks| clocks.remaining_ms(now));
         let record = MoveRecord {
-            ply,
+            ply: record_number,
             seat,
             payload: &normalised,
             clocks_ms: clocks_ms.as_deref(),
             deadline: clocks.as_ref().and_then(|clocks| wall_deadline(clocks, now)),
         };
+        let series = next.outcome().and_then(|outcome| self.series_after(outcome));
         let result = next.outcome().map(|outcome| ResultRecord {
             outcome,
             move_count: ply,
+            series: series.as_ref().map(|(record, _)| *record),
         });
         self.store
             .append_move(current.id, record, result)
             .await
             .map_err(Refusal::storage)?;
+        let series = series.map(|(_, series)| series);
 
         // A draw offer lapses when a player who has not agreed to it moves (a Bughouse bot
         // has no say in draws, so its moves do not end one).
@@ -93,9 +97,14 @@ impl TableActor {
                 seat,
                 payload: normalised.clone(),
             });
+            current.clock_log.push(clocks_ms);
+            current.records = record_number;
             if offer_lapses {
                 current.draw_agreed.clear();
             }
+            // A move answers a standing take-back or new-game request by moving on.
+            current.undo_agreed.clear();
+            current.new_game_agreed.clear();
         }
         self.wake_bots();
         self.event(|version| ServerMsg::Moved {
@@ -108,11 +117,17 @@ impl TableActor {
             clocks: clock_view.clone(),
         });
         if let Some(result) = finished {
+            if let (Some(state), Some(series)) = (self.series.as_mut(), series) {
+                state.series = series;
+            }
+            let series_view = self.series_view();
             self.event(|version| ServerMsg::GameOver {
                 version,
                 result,
                 clocks: clock_view,
+                series: series_view,
             });
+            self.after_game_over();
         }
         Ok(())
     }
@@ -126,27 +141,38 @@ impl TableActor {
             clocks.stop_all(now);
         }
         let move_count = u32::try_from(current.moves.len()).unwrap_or(u32::MAX);
+        let series = self.series_after(&outcome);
         let record = ResultRecord {
             outcome: &outcome,
             move_count,
+            series: series.as_ref().map(|(record, _)| *record),
         };
         self.store
             .finish_game(current.id, record)
             .await
             .map_err(Refusal::storage)?;
+        let series = series.map(|(_, series)| series);
         let result = ResultView::from(&outcome);
         let clock_view = clocks.as_ref().map(|clocks| clocks.view(now));
         if let Some(current) = self.current.as_mut() {
             current.game.finish(outcome);
             current.draw_agreed.clear();
+            current.undo_agreed.clear();
+            current.new_game_agreed.clear();
             current.clocks = clocks;
         }
         self.bot_seats.reset();
+        if let (Some(state), Some(series)) = (self.series.as_mut(), series) {
+            state.series = series;
+        }
+        let series_view = self.series_view();
         self.event(|version| ServerMsg::GameOver {
             version,
             result,
             clocks: clock_view,
+            series: series_view,
         });
+        self.after_game_over();
         Ok(())
     }
 
@@ -157,8 +183,11 @@ impl TableActor {
     }
 
     /// When the table's timer should next wake: the next flag or end of a grace in the
-    /// game in progress.
+    /// game in progress, or the end of the pause before a series' next game.
     pub(super) fn wake_at(&self) -> Option<Instant> {
+        if let Some(at) = self.interlude.next_game_at {
+            return Some(self.retry_at.map_or(at, |retry| retry.max(at)));
+        }
         let current = self.playing().ok()?;
         let flag = current.clocks.as_ref().and_then(Clocks::next_flag);
         let grace = self.away.iter().flatten().min().copied();
@@ -174,6 +203,11 @@ impl TableActor {
     pub(super) async fn settle_timers(&mut self) {
         let now = Instant::now();
         if self.retry_at.is_some_and(|retry| now < retry) {
+            return;
+        }
+        if self.interlude.next_game_at.is_some_and(|at| at <= now) {
+            self.interlude.next_game_at = None;
+            self.start_next_game().await;
             return;
         }
         let flagged = self

@@ -16,18 +16,21 @@ use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
+use super::series::SeriesState;
 use super::{CurrentGame, TableActor, TableServices};
 use crate::bots::Strength;
 use crate::games::{EndReason, GameResult, Outcome, Seat};
 use crate::protocol::MoveView;
 use crate::store::games::ResultRecord;
-use crate::store::tables::{GameRow, ResultRow, StoredTable};
+use crate::store::tables::{GameRow, MoveRow, ResultRow, StoredTable};
 use crate::store::{Store, StoreError};
 use crate::table::TableHandle;
 use crate::table::clock::Clocks;
 use crate::table::identity::PlayerKey;
 use crate::table::seats::Holder;
+use crate::table::series::{Series, SeriesFormat};
 use crate::table::settings::TableSettings;
+use uuid::Uuid;
 
 /// Time a correspondence player gets after a restart if their deadline fell during it.
 pub const CORRESPONDENCE_RESTART_GRACE: Duration = Duration::from_secs(3_600);
@@ -70,7 +73,14 @@ impl TableActor {
             }
         }
         if let Some(game) = game {
-            actor.current = Some(actor.replay(game).await?);
+            let (current, series) = actor.replay(game).await?;
+            actor.current = Some(current);
+            actor.series = Some(series);
+            // A series between two games: its next game starts after a fresh pause.
+            let finished = actor.current.as_ref().is_some_and(|c| c.game.outcome().is_some());
+            if finished && !actor.series_decided() {
+                actor.interlude.next_game_at = Some(Instant::now() + actor.settings.series_pause);
+            }
         }
         // Nobody is connected yet: every seated player of a game in play gets a grace.
         actor.sync_presence();
@@ -78,18 +88,35 @@ impl TableActor {
         Ok(actor.start(shutdown, tracker))
     }
 
-    /// Replays a stored game through the rules and restores its clocks.
-    async fn replay(&self, row: GameRow) -> Result<CurrentGame, StoreError> {
+    /// Replays a stored game (its records, take-backs included) through the rules and
+    /// restores its clocks and its series.
+    async fn replay(&self, row: GameRow) -> Result<(CurrentGame, SeriesState), StoreError> {
+        // The line the players saw: every move, less those taken back.
+        let mut line: Vec<&MoveRow> = Vec::with_capacity(row.moves.len());
+        for record in &row.moves {
+            match record.takeback_to {
+                Some(keep) => line.truncate(usize::try_from(keep).unwrap_or(usize::MAX)),
+                None => line.push(record),
+            }
+        }
         let mut game = self.settings.game.new_game();
-        let mut moves = Vec::with_capacity(row.moves.len());
+        let mut moves = Vec::with_capacity(line.len());
+        let mut clock_log = Vec::with_capacity(line.len());
         let mut replayed = true;
-        for mv in &row.moves {
+        for mv in &line {
             match game.play_json(mv.seat, &mv.payload) {
-                Ok(_) => moves.push(MoveView {
-                    ply: mv.ply,
-                    seat: mv.seat,
-                    payload: mv.payload.clone(),
-                }),
+                Ok(_) => {
+                    moves.push(MoveView {
+                        ply: u32::try_from(moves.len() + 1).unwrap_or(u32::MAX),
+                        seat: mv.seat,
+                        payload: mv.payload.clone(),
+                    });
+                    clock_log.push(
+                        mv.clocks_ms
+                            .as_ref()
+                            .map(|ms| ms.iter().map(|ms| u64::try_from(*ms).unwrap_or(0)).collect()),
+                    );
+                }
                 Err(err) => {
                     tracing::error!(table = %self.id, ply = mv.ply, error = %err, "a stored move no longer replays");
                     replayed = false;
@@ -97,6 +124,7 @@ impl TableActor {
                 }
             }
         }
+        let series = self.restored_series(&row);
         match row.result.as_ref().map(outcome_of) {
             Some(outcome) => game.finish(outcome),
             None if !replayed => {
@@ -105,34 +133,81 @@ impl TableActor {
                     reason: EndReason::Aborted,
                     detail: Value::Null,
                 };
+                // Aborted counts for nothing in a series: the standings stay as stored.
                 let record = ResultRecord {
                     outcome: &aborted,
                     move_count: u32::try_from(moves.len()).unwrap_or(u32::MAX),
+                    series: None,
                 };
                 self.store.finish_game(row.id, record).await?;
                 game.finish(aborted);
             }
             None => {}
         }
-        let clocks = self.restore_clocks(&row, &game);
-        Ok(CurrentGame {
+        let last_clocks = clock_log.last().cloned().flatten();
+        let clocks = self.clocks_after(last_clocks.as_deref(), &game, row.deadline);
+        let current = CurrentGame {
             id: row.id,
             number: row.number,
+            sides: row.sides.clone(),
             game,
             moves,
+            clock_log,
+            records: row.moves.last().map_or(0, |record| record.ply),
+            new_game_agreed: Vec::new(),
+            undo_agreed: Vec::new(),
             draw_agreed: Vec::new(),
             clocks,
-        })
+        };
+        Ok((current, series))
     }
 
-    fn restore_clocks(&self, row: &GameRow, game: &crate::games::AnyGame) -> Option<Clocks> {
+    /// The series of a stored game (one stored before series existed becomes a single
+    /// game of its own).
+    fn restored_series(&self, row: &GameRow) -> SeriesState {
+        match &row.series {
+            Some(stored) => SeriesState {
+                id: stored.id,
+                number: stored.number,
+                series: Series {
+                    format: SeriesFormat::from_id(&stored.format).unwrap_or(SeriesFormat::Single),
+                    standings: stored.standings,
+                    games_started: row.series_game,
+                },
+                names: stored.names.clone(),
+            },
+            None => SeriesState {
+                id: Uuid::new_v4(),
+                number: 0,
+                series: Series {
+                    games_started: 1,
+                    ..Series::new(SeriesFormat::Single)
+                },
+                names: [0u8, 1].map(|side| {
+                    self.seats
+                        .iter()
+                        .filter(|(seat, _)| row.sides.get(usize::from(*seat)) == Some(&side))
+                        .filter_map(|(_, holder)| holder.map(Holder::name))
+                        .collect::<Vec<_>>()
+                        .join(" & ")
+                }),
+            },
+        }
+    }
+
+    /// The clocks of `game` as they were after a move that left them at `after` (every
+    /// seat's time; `None`: nobody has moved), running for the seats to move now. A
+    /// correspondence clock keeps its stored wall-clock `deadline`.
+    pub(super) fn clocks_after(
+        &self,
+        after: Option<&[u64]>,
+        game: &crate::games::AnyGame,
+        deadline: Option<OffsetDateTime>,
+    ) -> Option<Clocks> {
         let control = self.settings.time_control;
         let seat_count = self.seats.count();
-        let stored: Vec<Duration> = match row.moves.last().and_then(|mv| mv.clocks_ms.as_ref()) {
-            Some(ms) => ms
-                .iter()
-                .map(|ms| Duration::from_millis(u64::try_from(*ms).unwrap_or(0)))
-                .collect(),
+        let stored: Vec<Duration> = match after {
+            Some(ms) => ms.iter().map(|ms| Duration::from_millis(*ms)).collect(),
             None => vec![control.initial(); seat_count],
         };
         let mut clocks = Clocks::restored(control, &stored)?;
@@ -141,7 +216,7 @@ impl TableActor {
         }
         let now = Instant::now();
         for seat in game.active_seats().iter() {
-            let left = match (control.is_correspondence(), row.deadline) {
+            let left = match (control.is_correspondence(), deadline) {
                 (true, Some(deadline)) => match until(deadline) {
                     // The deadline fell while the server was down: nobody loses to an outage.
                     left if left.is_zero() => CORRESPONDENCE_RESTART_GRACE.min(control.initial()),

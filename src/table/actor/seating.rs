@@ -1,8 +1,12 @@
-//! Seats before the game: sitting down and standing up, and starting the game when the
-//! last seat is taken (drawing seats by lot if the table says so).
+//! Seats before the game: sitting down and standing up, and starting a game: when the
+//! last seat is taken (drawing seats by lot if the table says so), or the next game of a
+//! series, or a rematch.
 
+use super::series::SeriesState;
 use super::*;
 use crate::bots::Strength;
+use crate::store::games::{NewSeries, SeriesLink};
+use crate::table::series::Series;
 
 /// A game whose start is stored but not yet applied in memory.
 #[derive(Debug)]
@@ -11,6 +15,20 @@ pub(super) struct PendingStart {
     number: u32,
     seats: Seats,
     clocks: Option<Clocks>,
+    /// The series the game belongs to, with the game counted as started.
+    series: SeriesState,
+    /// Each seat's side in the series.
+    sides: Vec<u8>,
+}
+
+/// How a game about to start relates to the series.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum StartPlan {
+    /// The first game of a new series; `shuffle` draws the seats by lot first.
+    NewSeries { shuffle: bool },
+    /// The next game of the series in play, with its seating already arranged:
+    /// `swapped` when the players of each pair of seats changed places.
+    Continue { swapped: bool },
 }
 
 impl TableActor {
@@ -31,13 +49,16 @@ impl TableActor {
         Ok(name.to_owned())
     }
 
-    /// Seats change only before the game starts; `in_progress` explains the refusal
-    /// during a game.
+    /// Seats change only between series (before the first game, or after a series is
+    /// decided); `in_progress` explains the refusal during a game.
     pub(super) fn seats_open(&self, in_progress: &str) -> Result<(), Refusal> {
         match self.status() {
-            TableStatus::Waiting => Ok(()),
             TableStatus::Playing => Err(Refusal::new(ErrorCode::GameInProgress, in_progress)),
-            TableStatus::Finished => Err(Refusal::new(ErrorCode::GameOver, "The game at this table is over.")),
+            _ if !self.series_decided() => Err(Refusal::new(
+                ErrorCode::SeriesInProgress,
+                "The series goes on: seats change when it is decided.",
+            )),
+            TableStatus::Waiting | TableStatus::Finished => Ok(()),
         }
     }
 
@@ -123,7 +144,10 @@ impl TableActor {
         let mut seats = self.seats.clone();
         seats.sit(seat, holder);
         let start = if seats.is_full() {
-            match self.store_start(seats.clone()).await {
+            let plan = StartPlan::NewSeries {
+                shuffle: self.settings.seating == Seating::Random,
+            };
+            match self.store_start(seats.clone(), plan).await {
                 Ok(start) => Some(start),
                 Err(err) => {
                     if let Err(undo) = self.store.free_seat(&self.id, seat).await {
@@ -159,6 +183,8 @@ impl TableActor {
         self.seats_open("You cannot leave a seat during a game; resign instead.")?;
         self.store.free_seat(&self.id, seat).await.map_err(Refusal::storage)?;
         self.seats.stand(seat);
+        // A rematch needs the same players: a standing offer ends with a free seat.
+        self.interlude.rematch.clear();
         self.event(|version| ServerMsg::Stood { version, seat });
         self.sync_presence();
         Ok(())
@@ -166,10 +192,61 @@ impl TableActor {
 
     /// Every seat is taken: draws the seats if the table says so and stores the start.
     /// Nothing changes in memory until [`Self::begin_game`].
-    pub(super) async fn store_start(&self, mut seats: Seats) -> Result<PendingStart, StoreError> {
-        if self.settings.seating == Seating::Random {
-            seats.shuffle();
-        }
+    pub(super) async fn store_start(&self, mut seats: Seats, plan: StartPlan) -> Result<PendingStart, StoreError> {
+        let continuing = match (plan, &self.series) {
+            (StartPlan::Continue { swapped }, Some(state)) if !state.series.is_decided() => Some((state, swapped)),
+            _ => None,
+        };
+        let (mut series, sides) = match continuing {
+            Some((state, swapped)) => {
+                // The sides follow their players: with the seats swapped, so are the sides.
+                let previous = self
+                    .current
+                    .as_ref()
+                    .map(|current| current.sides.clone())
+                    .unwrap_or_default();
+                let sides = (0..seats.count())
+                    .map(|seat| {
+                        let from = if swapped { seat ^ 1 } else { seat };
+                        previous.get(from).copied().unwrap_or(self.side_of_seat(seat))
+                    })
+                    .collect();
+                (state.clone(), sides)
+            }
+            None => {
+                if matches!(plan, StartPlan::NewSeries { shuffle: true }) {
+                    seats.shuffle();
+                }
+                let sides: Vec<u8> = (0..seats.count()).map(|seat| self.side_of_seat(seat)).collect();
+                let names = [0u8, 1].map(|side| {
+                    seats
+                        .iter()
+                        .filter(|(seat, _)| sides.get(usize::from(*seat)) == Some(&side))
+                        .filter_map(|(_, holder)| holder.map(Holder::name))
+                        .collect::<Vec<_>>()
+                        .join(" & ")
+                });
+                let state = SeriesState {
+                    id: Uuid::new_v4(),
+                    number: self.series.as_ref().map_or(1, |state| state.number + 1),
+                    series: Series::new(self.settings.series),
+                    names,
+                };
+                (state, sides)
+            }
+        };
+        series.series.games_started += 1;
+        let new_series = (continuing.is_none()).then(|| NewSeries {
+            number: series.number,
+            format: series.series.format,
+            sides: [series.names[0].as_str(), series.names[1].as_str()],
+        });
+        let link = SeriesLink {
+            id: series.id,
+            game: series.series.games_started,
+            rated: self.settings.rated,
+            new: new_series,
+        };
         let roles = self.settings.game.seat_roles();
         let players: Vec<PlayerRecord> = seats
             .iter()
@@ -180,6 +257,7 @@ impl TableActor {
                     player_key: holder.key().map(|key| key.as_bytes().to_vec()),
                     name: holder.name(),
                     bot: holder.bot().map(Strength::id),
+                    side: sides.get(usize::from(seat)).copied().unwrap_or(0),
                 })
             })
             .collect();
@@ -191,13 +269,24 @@ impl TableActor {
             clocks
         });
         let deadline = clocks.as_ref().and_then(|clocks| wall_deadline(clocks, now));
-        self.store.start_game(id, &self.id, number, &players, deadline).await?;
+        self.store
+            .start_game(id, &self.id, number, &players, deadline, &link)
+            .await?;
         Ok(PendingStart {
             id,
             number,
             seats,
             clocks,
+            series,
+            sides,
         })
+    }
+
+    /// The side a seat's team plays for in a new series (side 0: seat 0's team).
+    fn side_of_seat(&self, seat: usize) -> u8 {
+        let team = self.settings.game.team_of(Seat::try_from(seat).unwrap_or(0));
+        let first = self.settings.game.team_of(0);
+        u8::from(team != first)
     }
 
     /// Starts the stored game in memory and announces it with its seating.
@@ -207,7 +296,11 @@ impl TableActor {
             number,
             seats,
             clocks,
+            series,
+            sides,
         } = start;
+        self.series = Some(series);
+        self.interlude = Interlude::default();
         self.seats = seats;
         self.premoves = vec![None; self.seats.count()];
         let game = self.settings.game.new_game();
@@ -217,8 +310,13 @@ impl TableActor {
         self.current = Some(CurrentGame {
             id,
             number,
+            sides,
             game,
             moves: Vec::new(),
+            clock_log: Vec::new(),
+            records: 0,
+            new_game_agreed: Vec::new(),
+            undo_agreed: Vec::new(),
             draw_agreed: Vec::new(),
             clocks,
         });
@@ -228,6 +326,7 @@ impl TableActor {
             .iter()
             .map(|view| view.player.as_ref().is_some_and(|p| p.connected))
             .collect();
+        let series = self.series_view();
         self.event(|version| ServerMsg::GameStarted {
             version,
             game_number: number,
@@ -235,6 +334,7 @@ impl TableActor {
             state,
             to_move,
             clocks: clock_view,
+            series,
         });
         // Seats may have been drawn by lot: tell each player's connections their seats.
         let players: Vec<ConnId> = self

@@ -270,3 +270,94 @@ async fn a_game_survives_sigkill() {
 async fn a_game_survives_sigterm() {
     survives("-TERM").await;
 }
+
+/// The real binary killed (SIGKILL) in the second game of a best of three: after the
+/// restart the series' standings and the game in progress are intact, and the series
+/// finishes as it should.
+#[tokio::test]
+async fn a_series_survives_sigkill() {
+    let database = common::TestDb::create().await;
+    let scratch = Scratch::new();
+    let start = || {
+        let mut command = server(&scratch);
+        command.env("DATABASE_URL", database.url());
+        command.spawn().expect("start the server")
+    };
+    let mut child = start();
+    let base = listening_address(&mut child).await;
+    let created: Value = reqwest::Client::new()
+        .post(format!("{base}/api/tables"))
+        .json(&json!({"game": "gomoku", "settings": {
+            "seating": "chosen", "series": "best_of_3", "series_pause_seconds": 0
+        }}))
+        .send()
+        .await
+        .expect("POST")
+        .json()
+        .await
+        .expect("JSON");
+    let table = created["id"].as_str().expect("id").to_owned();
+    let ws = |base: &str| format!("{}/ws/tables/{table}", base.replacen("http", "ws", 1));
+    let connect = async |url: String| {
+        let (stream, _) = tokio_tungstenite::connect_async(url).await.expect("connect");
+        let mut client = common::Client::from_stream(stream);
+        assert_eq!(client.recv().await["type"], "snapshot");
+        client
+    };
+    let mut anna = connect(ws(&base)).await;
+    let mut bo = connect(ws(&base)).await;
+    let anna_token = anna.hello().await;
+    let bo_token = bo.hello().await;
+    anna.sit(0, "Anna").await;
+    bo.until("seated").await;
+    bo.sit(1, "Bo").await;
+    anna.until("game_started").await;
+    bo.until("game_started").await;
+    // Game 1: Bo resigns. Game 2 starts with the sides swapped: Bo is X and opens.
+    bo.send(json!({"type": "resign"})).await;
+    anna.until("game_over").await;
+    let started = bo.until("game_started").await;
+    assert_eq!(started["seats"][0]["player"]["name"], "Bo");
+    bo.send(json!({"type": "move", "move": {"at": "H8"}})).await;
+    acknowledged(&mut bo, "H8").await;
+
+    let pid = child.id().expect("pid").to_string();
+    let killed = Command::new("kill").args(["-KILL", &pid]).status().await.expect("kill");
+    assert!(killed.success());
+    let _ = tokio::time::timeout(STARTUP_LIMIT, child.wait()).await;
+    drop((anna, bo));
+
+    let mut child = start();
+    let base = listening_address(&mut child).await;
+    let snapshot: Value = reqwest::get(format!("{base}/api/tables/{table}"))
+        .await
+        .expect("GET")
+        .json()
+        .await
+        .expect("JSON");
+    assert_eq!(snapshot["status"], "playing");
+    assert_eq!(snapshot["game_number"], 2);
+    assert_eq!(snapshot["moves"], json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}}]));
+    let series = &snapshot["series"];
+    assert_eq!(
+        (series["format"].clone(), series["game"].clone()),
+        (json!("best_of_3"), json!(2))
+    );
+    assert_eq!(series["standings"][0]["players"], "Anna");
+    assert_eq!(series["standings"][0]["wins"], 1);
+    assert_eq!(series["standings"][0]["seats"], json!([1]));
+    assert_eq!(series["standings"][1]["losses"], 1);
+    let mut anna = connect(ws(&base)).await;
+    let mut bo = connect(ws(&base)).await;
+    anna.send(json!({"type": "hello", "token": anna_token})).await;
+    assert_eq!(anna.until("welcome").await["seats"], json!([1]));
+    bo.send(json!({"type": "hello", "token": bo_token})).await;
+    assert_eq!(bo.until("welcome").await["seats"], json!([0]));
+    bo.send(json!({"type": "resign"})).await;
+    let over = anna.until("series_over").await;
+    assert_eq!(over["series"]["winner"], 0);
+    assert_eq!(over["series"]["standings"][0]["wins"], 2);
+    let pid = child.id().expect("pid").to_string();
+    Command::new("kill").args(["-TERM", &pid]).status().await.expect("kill");
+    let _ = tokio::time::timeout(STARTUP_LIMIT, child.wait()).await;
+}

@@ -28,8 +28,11 @@ pub const DRAW_POINTS: u32 = 1;
 #[serde(rename_all = "snake_case")]
 pub enum SeriesFormat {
     Single,
+    #[serde(rename = "best_of_3")]
     BestOf3,
+    #[serde(rename = "best_of_5")]
     BestOf5,
+    #[serde(rename = "first_to_3")]
     FirstTo3,
     TenGames,
 }
@@ -225,6 +228,14 @@ mod tests {
 
     fn won(side: u8) -> Option<SeriesResult> {
         Some(SeriesResult::Won { side })
+    }
+
+    #[test]
+    fn wire_names_are_the_setting_names() {
+        for name in SeriesFormat::NAMES {
+            let format = SeriesFormat::from_id(name).unwrap();
+            assert_eq!(serde_json::to_value(format).unwrap(), *name);
+        }
     }
 
     #[test]

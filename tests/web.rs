@@ -7,6 +7,7 @@ mod common;
 use std::collections::BTreeSet;
 
 use common::{TestApp, spawn_app};
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
@@ -85,6 +86,38 @@ async fn module_graph(app: &TestApp, entry: &str) -> BTreeSet<String> {
 }
 
 #[tokio::test]
+async fn the_table_page_its_modules_and_its_style_sheet_are_served() {
+    let app = spawn_app().await;
+    let id = app.gomoku_table(json!({})).await;
+    let (status, kind, page) = fetch(&app, &format!("/t/{id}")).await;
+    assert_eq!(status, 200);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert_eq!(static_links(&page, "src"), ["/static/js/table.js"], "one module script");
+    assert_eq!(static_links(&page, "href"), ["/static/css/table.css"]);
+
+    let modules = module_graph(&app, "/static/js/table.js").await;
+    for module in [
+        "/static/js/table.js",
+        "/static/js/dom.js",
+        "/static/js/net.js",
+        "/static/js/clock.js",
+        "/static/js/input.js",
+        "/static/js/boards/square.js",
+        "/static/js/boards/gomoku.js",
+        "/static/js/boards/loa.js",
+        "/static/js/boards/krux.js",
+        "/static/js/boards/bughouse.js",
+        "/static/js/boards/generic.js",
+    ] {
+        assert!(modules.contains(module), "{module} is imported: {modules:?}");
+    }
+
+    let (status, kind, css) = fetch(&app, "/static/css/table.css").await;
+    assert_eq!((status, kind.as_str()), (200, "text/css; charset=utf-8"));
+    assert!(css.contains(".sqboard"), "the table's styles");
+}
+
+#[tokio::test]
 async fn the_home_page_its_module_and_its_style_sheet_are_served() {
     let app = spawn_app().await;
     let (status, kind, page) = fetch(&app, "/").await;
@@ -102,10 +135,10 @@ async fn the_home_page_its_module_and_its_style_sheet_are_served() {
 async fn an_unchanged_module_is_not_sent_again() {
     let app = spawn_app().await;
     let client = reqwest::Client::new();
-    let first = client.get(app.http("/static/js/dom.js")).send().await.expect("GET");
+    let first = client.get(app.http("/static/js/net.js")).send().await.expect("GET");
     let tag = first.headers()["etag"].clone();
     let again = client
-        .get(app.http("/static/js/dom.js"))
+        .get(app.http("/static/js/net.js"))
         .header("if-none-match", tag.clone())
         .send()
         .await
@@ -113,7 +146,7 @@ async fn an_unchanged_module_is_not_sent_again() {
     assert_eq!(again.status().as_u16(), 304);
     assert_eq!(again.headers()["etag"], tag);
     let other = client
-        .get(app.http("/static/js/dom.js"))
+        .get(app.http("/static/js/net.js"))
         .header("if-none-match", "\"something else\"")
         .send()
         .await

@@ -34,7 +34,22 @@ macro_rules! assets {
 
 /// Every file served under `/static/`. A new file in `web/js/` or `web/css/` is added here;
 /// a test checks that this list and those folders agree.
-const ASSETS: &[Asset] = assets!["css/home.css", "js/dom.js", "js/home.js"];
+const ASSETS: &[Asset] = assets![
+    "css/home.css",
+    "css/table.css",
+    "js/boards/bughouse.js",
+    "js/boards/generic.js",
+    "js/boards/gomoku.js",
+    "js/boards/krux.js",
+    "js/boards/loa.js",
+    "js/boards/square.js",
+    "js/clock.js",
+    "js/dom.js",
+    "js/home.js",
+    "js/input.js",
+    "js/net.js",
+    "js/table.js",
+];
 
 /// Each asset's `ETag`, in the order of [`ASSETS`]: computed once, on the first request.
 static ETAGS: LazyLock<Vec<HeaderValue>> = LazyLock::new(|| ASSETS.iter().map(|asset| etag(asset.body)).collect());

@@ -1,5 +1,6 @@
-//! The HTTP side: REST routes for tables, the health check and the table page.
+//! The HTTP side: REST routes for tables, the health check, the pages and their static files.
 
+pub mod assets;
 pub mod error;
 pub mod health;
 pub mod page;
@@ -18,6 +19,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{id}", get(tables::show))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))
         .route("/t/{id}", get(page::table_page))
+        .route("/static/{*path}", get(assets::asset))
         .route("/", get(page::home))
         .fallback(page::not_found)
         .with_state(state)

@@ -1,5 +1,6 @@
 //! The browser pages: the home page (create a table) and a table's page (`/t/{id}`),
-//! both static files from `web/` compiled into the binary.
+//! both static files from `web/` compiled into the binary. Their scripts and styles are
+//! served by [`super::assets`] under `/static/`.
 
 use axum::extract::{Path, State};
 use axum::http::StatusCode;

@@ -1,0 +1,205 @@
+//! The browser client as the server serves it: the two pages, every ES module they import
+//! (followed from the page's `<script type="module">` through each `import … from`) and
+//! their style sheets, with the right content types; and nothing outside the list.
+
+mod common;
+
+use std::collections::BTreeSet;
+
+use common::{TestApp, spawn_app};
+use serde_json::json;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// GETs `path` and returns its status, content type and body.
+async fn fetch(app: &TestApp, path: &str) -> (u16, String, String) {
+    let response = reqwest::get(app.http(path)).await.expect("GET");
+    let status = response.status().as_u16();
+    let kind = response
+        .headers()
+        .get("content-type")
+        .map(|value| value.to_str().expect("an ASCII content type").to_owned())
+        .unwrap_or_default();
+    (status, kind, response.text().await.expect("a text body"))
+}
+
+/// The values of `attribute="…"` in `html` that start with `/static/`.
+fn static_links(html: &str, attribute: &str) -> Vec<String> {
+    let marker = format!("{attribute}=\"/static/");
+    html.match_indices(&marker)
+        .map(|(at, _)| {
+            let rest = &html[at + marker.len() - "/static/".len()..];
+            rest[..rest.find('"').expect("a closing quote")].to_owned()
+        })
+        .collect()
+}
+
+/// The specifiers of a module's static imports (`import … from "./dom.js";`).
+fn imports(module: &str) -> Vec<String> {
+    module
+        .lines()
+        .filter(|line| line.starts_with("import "))
+        .filter_map(|line| line.split_once(" from \"").map(|(_, rest)| rest))
+        .map(|rest| rest[..rest.find('"').expect("a closing quote")].to_owned())
+        .collect()
+}
+
+/// `specifier` resolved against the module at `base` (both absolute URL paths).
+fn resolve(base: &str, specifier: &str) -> String {
+    assert!(
+        specifier.starts_with("./") || specifier.starts_with("../"),
+        "a relative import: {specifier}"
+    );
+    let mut parts: Vec<&str> = base.split('/').collect();
+    parts.pop(); // the importing file itself
+    for part in specifier.split('/') {
+        match part {
+            "." => {}
+            ".." => {
+                parts.pop();
+            }
+            _ => parts.push(part),
+        }
+    }
+    parts.join("/")
+}
+
+/// Fetches the module at `path` and, recursively, everything it imports; checks each one's
+/// status, content type and cache headers on the way. Returns the paths seen.
+async fn module_graph(app: &TestApp, entry: &str) -> BTreeSet<String> {
+    let mut seen = BTreeSet::new();
+    let mut pending = vec![entry.to_owned()];
+    while let Some(path) = pending.pop() {
+        if !seen.insert(path.clone()) {
+            continue;
+        }
+        let response = reqwest::get(app.http(&path)).await.expect("GET a module");
+        assert_eq!(response.status().as_u16(), 200, "{path}");
+        let headers = response.headers().clone();
+        assert_eq!(headers["content-type"], "text/javascript; charset=utf-8", "{path}");
+        assert_eq!(headers["cache-control"], "no-cache", "{path}");
+        assert!(headers.contains_key("etag"), "{path}");
+        let body = response.text().await.expect("a module's text");
+        pending.extend(imports(&body).iter().map(|specifier| resolve(&path, specifier)));
+    }
+    seen
+}
+
+#[tokio::test]
+async fn the_table_page_its_modules_and_its_style_sheet_are_served() {
+    let app = spawn_app().await;
+    let id = app.gomoku_table(json!({})).await;
+    let (status, kind, page) = fetch(&app, &format!("/t/{id}")).await;
+    assert_eq!(status, 200);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert_eq!(static_links(&page, "src"), ["/static/js/table.js"], "one module script");
+    assert_eq!(static_links(&page, "href"), ["/static/css/table.css"]);
+
+    let modules = module_graph(&app, "/static/js/table.js").await;
+    for module in [
+        "/static/js/table.js",
+        "/static/js/dom.js",
+        "/static/js/net.js",
+        "/static/js/clock.js",
+        "/static/js/input.js",
+        "/static/js/boards/square.js",
+        "/static/js/boards/gomoku.js",
+        "/static/js/boards/loa.js",
+        "/static/js/boards/krux.js",
+        "/static/js/boards/bughouse.js",
+        "/static/js/boards/generic.js",
+    ] {
+        assert!(modules.contains(module), "{module} is imported: {modules:?}");
+    }
+
+    let (status, kind, css) = fetch(&app, "/static/css/table.css").await;
+    assert_eq!((status, kind.as_str()), (200, "text/css; charset=utf-8"));
+    assert!(css.contains(".sqboard"), "the table's styles");
+}
+
+#[tokio::test]
+async fn the_home_page_its_module_and_its_style_sheet_are_served() {
+    let app = spawn_app().await;
+    let (status, kind, page) = fetch(&app, "/").await;
+    assert_eq!(status, 200);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert_eq!(static_links(&page, "src"), ["/static/js/home.js"]);
+    assert_eq!(static_links(&page, "href"), ["/static/css/home.css"]);
+    let modules = module_graph(&app, "/static/js/home.js").await;
+    assert!(modules.contains("/static/js/dom.js"), "{modules:?}");
+    let (status, kind, _) = fetch(&app, "/static/css/home.css").await;
+    assert_eq!((status, kind.as_str()), (200, "text/css; charset=utf-8"));
+}
+
+#[tokio::test]
+async fn an_unchanged_module_is_not_sent_again() {
+    let app = spawn_app().await;
+    let client = reqwest::Client::new();
+    let first = client.get(app.http("/static/js/net.js")).send().await.expect("GET");
+    let tag = first.headers()["etag"].clone();
+    let again = client
+        .get(app.http("/static/js/net.js"))
+        .header("if-none-match", tag.clone())
+        .send()
+        .await
+        .expect("GET again");
+    assert_eq!(again.status().as_u16(), 304);
+    assert_eq!(again.headers()["etag"], tag);
+    let other = client
+        .get(app.http("/static/js/net.js"))
+        .header("if-none-match", "\"something else\"")
+        .send()
+        .await
+        .expect("GET with another tag");
+    assert_eq!(other.status().as_u16(), 200);
+}
+
+/// Sends `GET {target}` as written (no client normalises the dots away) and returns the
+/// status code and the body.
+async fn raw_get(app: &TestApp, target: &str) -> (u16, String) {
+    let mut stream = TcpStream::connect(app.addr).await.expect("connect");
+    let request = format!("GET {target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("send the request");
+    let mut answer = Vec::new();
+    stream.read_to_end(&mut answer).await.expect("read the answer");
+    let answer = String::from_utf8_lossy(&answer).into_owned();
+    let status = answer
+        .split(' ')
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("a status line: {answer}"));
+    (status, answer)
+}
+
+#[tokio::test]
+async fn nothing_outside_the_list_is_served() {
+    let app = spawn_app().await;
+    for target in [
+        "/static/../Cargo.toml",
+        "/static/../../Cargo.toml",
+        "/static/js/../../../Cargo.toml",
+        "/static/%2e%2e/%2e%2e/Cargo.toml",
+        "/static/..%2f..%2fCargo.toml",
+        "/static/js/..%2F..%2F..%2Fsrc%2Fmain.rs",
+        "/static//etc/passwd",
+        "/static/%2Fetc%2Fpasswd",
+        "/static/../index.html",
+        "/static/README.md",
+        "/static/table.html",
+        "/static/js/nosuch.js",
+        "/static/js/",
+        "/static/js",
+        "/static/",
+    ] {
+        let (status, answer) = raw_get(&app, target).await;
+        assert_eq!(status, 404, "{target}: {answer}");
+        assert!(
+            answer.contains("\"not_found\""),
+            "{target} answers the JSON 404: {answer}"
+        );
+        assert!(
+            !answer.contains("[package]") && !answer.contains("root:"),
+            "{target} leaked a file: {answer}"
+        );
+    }
+}

@@ -1,0 +1,377 @@
+// Bughouse: two chess boards side by side, each with a strip above and below for its players
+// (name, team, presence, clock, pocket); moves, drops, promotions and premoves by clicks.
+
+import { el, button } from "../dom.js";
+import { onPick } from "../input.js";
+import { letter } from "./square.js";
+
+/** The Bughouse boards; `page` is what the table page shares with every board (see table.js). */
+export function bughouse(page) {
+  const { playing, myTurnSeat, isMine, roleOf, playerName, send, play, roleBadge, reasonText, timed, awayCounting } = page;
+  const BOARDS = ["A", "B"];
+  const GLYPH = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" }; // drawn white or black by CSS
+  const NAMES = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
+  let area = null;
+  let layout = "";        // the viewpoint the boards were built for (rebuilt when our seat changes)
+  let parts = {};         // per board: {title, top, bottom, squares, bottomColour}
+  let sel = null;         // a selection on one board: {board, seat, colour, from} or {…, drop: "N"}
+  let promo = null;       // a pawn move to the last rank waiting for its piece: {board, seat, uci}
+  let ui = {};            // the panel's elements
+
+  const other = (c) => (c === "white" ? "black" : "white");
+  const otherBoard = (b) => (b === "A" ? "B" : "A");
+  /** The seat playing `colour` on `board` (seats 0–3 are A-white, A-black, B-white, B-black). */
+  const seatOf = (board, colour) => { const s = page.table.seats.find((x) => x.role === `${board}-${colour}`); return s ? s.seat : -1; };
+  const boardOf = (seat) => roleOf(seat).charAt(0);
+  /** Team 1 is A-white with B-black, team 2 A-black with B-white. */
+  const teamOf = (seat) => (["A-white", "B-black"].includes(roleOf(seat)) ? 1 : 2);
+  const teamSeats = (team) => (team === 1 ? [seatOf("A", "white"), seatOf("B", "black")] : [seatOf("A", "black"), seatOf("B", "white")]);
+  const partnerOf = (seat) => teamSeats(teamOf(seat)).find((s) => s !== seat);
+  const pieceAt = (board, sq) => page.table.state[board].board[8 - Number(sq[1])][sq.charCodeAt(0) - 97];
+  const pieceColour = (p) => (p === "." ? null : p === p.toUpperCase() ? "white" : "black");
+
+  /** A move in UCI as its parts: {from, to, promo} or {drop, to}. */
+  function parseUci(uci) {
+    if (!uci) return null;
+    if (uci[1] === "@") return { drop: uci[0].toUpperCase(), to: uci.slice(2, 4) };
+    return { from: uci.slice(0, 2), to: uci.slice(2, 4), promo: uci[4] || null };
+  }
+  const uciText = (uci) => { const m = parseUci(uci); return !m ? "" : m.drop ? uci : `${m.from}-${m.to}${m.promo ? `=${m.promo.toUpperCase()}` : ""}`; };
+
+  /** A piece glyph; `letter` is a FEN letter (upper case white). */
+  function glyph(letter, extra) {
+    return el("span", `cp ${pieceColour(letter)}${extra ? ` ${extra}` : ""}`, `${GLYPH[letter.toLowerCase()]}\uFE0E`);
+  }
+
+  /**
+   * Where the viewer sits: a player sees their own board from their side and the other board
+   * from their partner's side (the opposite colour at the bottom), their own board first.
+   * Spectators see A from white and B from black.
+   */
+  function viewpoint() {
+    const me = page.mySeats.length ? roleOf(page.mySeats[0]) : "";
+    const aBottom = me === "A-black" || me === "B-white" ? "black" : "white";
+    const first = me.startsWith("B") ? "B" : "A";
+    return { bottom: { A: aBottom, B: other(aBottom) }, first, own: me ? me.charAt(0) : "" };
+  }
+
+  /** An 8 × 8 board of square buttons seen from `bottom`'s side, coordinates around it. */
+  function buildChessBoard(board, bottom) {
+    const grid = el("div", "chessboard");
+    grid.setAttribute("role", "group");
+    grid.setAttribute("aria-label", `Board ${board}, ${bottom} at the bottom`);
+    const files = bottom === "white" ? [0, 1, 2, 3, 4, 5, 6, 7] : [7, 6, 5, 4, 3, 2, 1, 0];
+    const ranks = bottom === "white" ? [8, 7, 6, 5, 4, 3, 2, 1] : [1, 2, 3, 4, 5, 6, 7, 8];
+    const label = (text) => grid.appendChild(el("div", "coord", text)).setAttribute("aria-hidden", "true");
+    const fileRow = () => { label(""); for (const f of files) label(letter(f)); label(""); };
+    const squares = {};
+    fileRow();
+    for (const r of ranks) {
+      label(r);
+      for (const f of files) {
+        const name = letter(f) + r;
+        const sq = el("button", "sq");
+        sq.type = "button";
+        sq.dataset.sq = name;
+        if ((f + r) % 2 === 1) sq.classList.add("dark"); // a1 is dark
+        squares[name] = sq;
+        grid.append(sq);
+      }
+      label(r);
+    }
+    fileRow();
+    onPick(grid, ".sq", "sq", (sq) => click(board, sq));
+    return { grid, squares };
+  }
+
+  function buildBoards() {
+    const view = viewpoint();
+    layout = JSON.stringify(view);
+    area.replaceChildren();
+    const row = el("div", "bh-boards");
+    for (const b of [view.first, otherBoard(view.first)]) {
+      const col = el("div", "bh-col");
+      col.classList.toggle("own", view.own === b);
+      col.dataset.board = b;
+      const title = el("div", "bh-title");
+      const top = el("div", "bh-strip");
+      const bottom = el("div", "bh-strip");
+      const { grid, squares } = buildChessBoard(b, view.bottom[b]);
+      grid.id = `board-${b}`;
+      col.append(title, top, grid, bottom);
+      row.append(col);
+      parts[b] = { title, top, bottom, squares, bottomColour: view.bottom[b] };
+    }
+    area.append(row);
+  }
+
+  function build(boardArea, panel) {
+    area = boardArea;
+    layout = "";
+    sel = promo = null;
+    buildBoards();
+    ui.panel = panel;
+    ui.help = el("p", "muted");
+    ui.promo = el("div", "promo");
+    ui.promo.hidden = true;
+    panel.append(ui.promo, ui.help);
+  }
+
+  // ---- actions
+
+  /** A move or drop for `seat`: played at once on its turn, otherwise queued as a premove. */
+  function submit(seat, uci) {
+    sel = promo = null;
+    if (!playing() || !isMine(seat)) return;
+    const move = { uci };
+    if (page.table.to_move.includes(seat)) play(seat, move);
+    else if (page.premove && page.premove.seat === seat && page.premove.move.uci === uci) send({ type: "cancel_premove", seat });
+    else send({ type: "premove", seat, move });
+    update();
+  }
+
+  function click(board, sq) {
+    if (!playing() || page.mySeats.length === 0) return;
+    promo = null;
+    const piece = pieceAt(board, sq);
+    const colour = pieceColour(piece);
+    const ownPiece = colour !== null && isMine(seatOf(board, colour));
+    const select = () => { sel = { board, seat: seatOf(board, colour), colour, from: sq }; };
+    if (sel && sel.board === board && sel.drop) {
+      // A pocket piece is chosen: an empty square drops it; one of ours selects that piece instead.
+      if (piece === ".") return submit(sel.seat, `${sel.drop}@${sq}`);
+      if (ownPiece) select();
+      else sel = null;
+    } else if (sel && sel.board === board) {
+      if (sq === sel.from) sel = null;             // click again: deselect
+      else if (colour === sel.colour) select();    // another of ours: select that one instead
+      else {
+        // Any other square: send it (the server explains an illegal move); a pawn reaching
+        // the last rank first asks for its piece.
+        const uci = sel.from + sq;
+        if (pieceAt(board, sel.from).toLowerCase() === "p" && sq[1] === (sel.colour === "white" ? "8" : "1")) {
+          promo = { board, seat: sel.seat, uci };
+          sel = null;
+          return update();
+        }
+        return submit(sel.seat, uci);
+      }
+    } else if (ownPiece) {
+      select();
+    } else {
+      sel = null;
+      // A click on a square of our premove cancels it.
+      const m = page.premove && boardOf(page.premove.seat) === board ? parseUci(page.premove.move.uci) : null;
+      if (m && (m.from === sq || m.to === sq)) send({ type: "cancel_premove", seat: page.premove.seat });
+    }
+    update();
+  }
+
+  function pickDrop(board, seat, colour, letterUpper) {
+    if (!playing() || !isMine(seat)) return;
+    promo = null;
+    sel = sel && sel.board === board && sel.drop === letterUpper ? null : { board, seat, colour, drop: letterUpper };
+    update();
+  }
+
+  // ---- drawing
+
+  function renderTitle(b) {
+    const st = page.table.state[b];
+    const view = viewpoint();
+    const node = parts[b].title;
+    node.replaceChildren(el("span", "", `Board ${b}`));
+    let note = view.own === b ? "your board" : view.own ? "your partner's board" : "";
+    note = [note, `${st.move_count} move${st.move_count === 1 ? "" : "s"}`].filter(Boolean).join(" · ");
+    node.append(el("small", "", note));
+  }
+
+  function renderStrip(node, b, colour) {
+    const st = page.table.state[b];
+    const seat = seatOf(b, colour);
+    const info = page.table.seats[seat] || {};
+    const toMove = playing() && page.table.to_move.includes(seat);
+    node.className = `bh-strip${toMove ? " to-move" : ""}${isMine(seat) ? " you" : ""}`;
+    node.replaceChildren(roleBadge(`${b}-${colour}`));
+    node.append(el("span", info.player ? "name" : "name muted", info.player ? info.player.name : "Free seat"));
+    if (isMine(seat)) node.append(el("span", "badge", "you"));
+    node.append(el("span", `team-tag t${teamOf(seat)}`, `team ${teamOf(seat)}`));
+    if (info.player && !info.player.connected) {
+      const presence = el("span", "presence off", "away");
+      if (awayCounting(seat)) presence.dataset.away = seat; // counted down by tick()
+      node.append(presence);
+    }
+    if (playing() && st.waiting && st.turn === colour) node.append(el("span", "bh-wait", "waiting — no move"));
+    if (timed()) {
+      const clock = el("span", "clock", "");
+      clock.dataset.seat = seat;
+      clock.setAttribute("aria-label", `clock of ${b}-${colour}`);
+      node.append(clock);
+    }
+    // The pocket: one button per kind of piece, with its count; ours are clickable.
+    const pocket = el("div", "pocket");
+    pocket.setAttribute("aria-label", `${b}-${colour}'s pocket`);
+    const held = st.pockets[colour] || "";
+    const usable = playing() && isMine(seat);
+    for (const kind of ["q", "r", "b", "n", "p"]) {
+      const fen = colour === "white" ? kind.toUpperCase() : kind;
+      const count = [...held].filter((ch) => ch === fen).length;
+      if (count === 0) continue;
+      const pk = el("button", `pk${usable ? " usable" : ""}`);
+      pk.type = "button";
+      pk.dataset.piece = kind.toUpperCase();
+      pk.append(glyph(fen), el("span", "n", `×${count}`));
+      pk.disabled = !usable;
+      pk.setAttribute("aria-pressed", String(Boolean(sel && sel.board === b && sel.drop === kind.toUpperCase())));
+      pk.setAttribute("aria-label", `${count} ${NAMES[kind]}${count === 1 ? "" : "s"} in ${colour}'s pocket` +
+        (usable ? ": click, then an empty square, to drop one" : ""));
+      pk.addEventListener("click", () => pickDrop(b, seat, colour, kind.toUpperCase()));
+      pocket.append(pk);
+    }
+    node.append(pocket);
+  }
+
+  function renderBoard(b) {
+    const st = page.table.state[b];
+    const last = parseUci(st.last_move) || {};
+    const pm = page.premove && playing() && boardOf(page.premove.seat) === b ? parseUci(page.premove.move.uci) || {} : {};
+    const king = st.check ? (st.turn === "white" ? "K" : "k") : null;
+    const chosen = sel && sel.board === b ? sel : {};
+    for (const [name, sq] of Object.entries(parts[b].squares)) {
+      const piece = pieceAt(b, name);
+      sq.replaceChildren();
+      if (piece !== ".") sq.append(glyph(piece));
+      // Our premove, faintly: the dropped piece, or the moving piece on its empty target.
+      else if (pm.drop && pm.to === name) sq.append(glyph(roleOf(page.premove.seat).endsWith("white") ? pm.drop : pm.drop.toLowerCase(), "ghost"));
+      else if (pm.from && pm.to === name && pieceAt(b, pm.from) !== ".") sq.append(glyph(pieceAt(b, pm.from), "ghost"));
+      const inCheck = piece === king;
+      sq.classList.toggle("occupied", piece !== ".");
+      sq.classList.toggle("last-from", name === last.from);
+      sq.classList.toggle("last-to", name === last.to);
+      sq.classList.toggle("selected", name === chosen.from);
+      sq.classList.toggle("check", inCheck);
+      sq.classList.toggle("pm-from", name === pm.from);
+      sq.classList.toggle("pm-to", name === pm.to);
+      const what = piece === "." ? "empty" : `${pieceColour(piece)} ${NAMES[piece.toLowerCase()]}`;
+      sq.setAttribute("aria-label", `${b} ${name}, ${what}` + (name === chosen.from ? ", selected" : "") +
+        (name === last.to ? ", last move" : "") + (inCheck ? ", in check" : "") + (name === pm.to ? ", your premove" : ""));
+    }
+  }
+
+  function renderPanel() {
+    // The promotion choice.
+    ui.promo.replaceChildren();
+    ui.promo.hidden = !(promo && playing());
+    if (!ui.promo.hidden) {
+      const white = roleOf(promo.seat).endsWith("white");
+      ui.promo.append(el("span", "", `Promote ${uciText(promo.uci)} to:`));
+      for (const [kind, label] of [["q", "Q"], ["r", "R"], ["b", "B"], ["n", "N"]]) {
+        const b = button("", `Promote to a ${NAMES[kind]}`, () => submit(promo.seat, promo.uci + kind));
+        b.dataset.promo = kind;
+        b.append(glyph(white ? kind.toUpperCase() : kind), ` ${label}`);
+        ui.promo.append(b);
+      }
+      ui.promo.append(button("Cancel", "Cancel the promotion", () => { promo = null; update(); }, "secondary"));
+    }
+    // What a click does now.
+    let help = "";
+    if (playing() && page.mySeats.length) {
+      const mine = myTurnSeat() !== undefined;
+      if (sel && sel.drop) help = `Click an empty square on board ${sel.board} to drop the ${NAMES[sel.drop.toLowerCase()]}${mine ? "" : " (as a premove)"}.`;
+      else if (sel) help = `Click where the piece on ${sel.from} goes${mine ? "" : " (as a premove)"}.`;
+      else help = mine ? "Your move: click a piece, then its square; or a pocket piece, then an empty square."
+        : "Not your turn: a move or drop now is queued as a premove, played the instant it is your turn.";
+    }
+    ui.help.textContent = help;
+    ui.help.hidden = !help;
+    ui.panel.hidden = ui.help.hidden && ui.promo.hidden;
+  }
+
+  function update() {
+    if (JSON.stringify(viewpoint()) !== layout) buildBoards();
+    if (!playing()) sel = promo = null;
+    // A selection that no longer fits (the piece was taken, the pocket emptied) is dropped.
+    if (sel && sel.from && pieceColour(pieceAt(sel.board, sel.from)) !== sel.colour) sel = null;
+    if (sel && sel.drop) {
+      const fen = sel.colour === "white" ? sel.drop : sel.drop.toLowerCase();
+      if (!(page.table.state[sel.board].pockets[sel.colour] || "").includes(fen)) sel = null;
+    }
+    for (const b of BOARDS) {
+      const p = parts[b];
+      renderTitle(b);
+      renderStrip(p.top, b, other(p.bottomColour));
+      renderStrip(p.bottom, b, p.bottomColour);
+      renderBoard(b);
+    }
+    renderPanel();
+  }
+
+  /** Both boards' turns, e.g. "Board A: your move · Board B: Dee (B-black) to move." */
+  function statusText() {
+    const boards = BOARDS.map((b) => {
+      const st = page.table.state[b];
+      const seat = page.table.to_move.find((s) => boardOf(s) === b);
+      let text = `Board ${b}: ` + (seat === undefined ? "—" : isMine(seat) ? "your move" : `${playerName(seat)} (${roleOf(seat)}) to move`);
+      if (st.check) text += ", in check";
+      if (st.waiting) text += ", waiting for a piece";
+      return text;
+    });
+    let text = `${boards.join(" · ")}.`;
+    if (page.mySeats.length) {
+      const me = page.mySeats[0];
+      const partner = partnerOf(me);
+      text += ` You play ${page.mySeats.map(roleOf).join(", ")} (team ${teamOf(me)}, with ${playerName(partner)} as ${roleOf(partner)}).`;
+    } else {
+      text += " You are watching.";
+    }
+    return text;
+  }
+
+  /** The result in words: the reason first, then the winning team. */
+  function resultText(result) {
+    const d = result.detail || {};
+    const named = (seat) => `${roleOf(seat)} (${isMine(seat) ? "you" : playerName(seat)})`;
+    if (result.outcome === "win") {
+      const team = teamOf(result.winners[0]);
+      const losing = team === 1 ? 2 : 1;
+      let reason;
+      switch (result.reason) {
+        case "checkmate": reason = `Checkmate on board ${d.board} — ${named(d.mated)} is mated`; break;
+        case "time": reason = `${named(d.seat)} ran out of time`; break;
+        case "resignation": reason = `Team ${losing} resigned`; break;
+        case "abandoned": reason = `${named(d.seat)} left and did not come back`; break;
+        default: reason = reasonText(result.reason).replace(/^./, (c) => c.toUpperCase());
+      }
+      const winners = result.winners.map(named).join(" and ");
+      return `${reason}. ${result.winners.some(isMine) ? "Your team wins" : `Team ${team} wins`}: ${winners}.`;
+    }
+    if (result.outcome === "draw") {
+      switch (result.reason) {
+        case "move_limit": return `Draw: ${d.moves || page.table.state.move_limit || 800} moves played.`;
+        case "no_player_can_move": return "Draw: no player can move.";
+        case "draw_agreed": return "Draw: agreed by all four players.";
+      }
+      return `Draw: ${result.reason.replace(/_/g, " ")}.`;
+    }
+    return null; // aborted: the table's own wording
+  }
+
+  return {
+    name: "Bughouse",
+    wide: true,
+    settingsText: (s) => (s.start_position ? "custom start position" : ""),
+    statusText,
+    resultText,
+    seatGroups: () => [
+      { label: "Team 1 — A-white + B-black", seats: teamSeats(1) },
+      { label: "Team 2 — A-black + B-white", seats: teamSeats(2) },
+    ],
+    teamChat() {
+      const partner = partnerOf(page.mySeats[0]);
+      return `— with ${playerName(partner)} (${roleOf(partner)})`;
+    },
+    moveText: (move) => `${page.premove ? `board ${boardOf(page.premove.seat)}, ` : ""}${uciText(move.uci)}`,
+    build,
+    update,
+  };
+}

@@ -1,0 +1,519 @@
+// The table page (web/table.html): state, connection, events, seats, clocks, status, chat
+// and actions. Each game's board is a module of its own under boards/; what the page shares
+// with a board is the `page` object below. See web/README.md.
+
+import { $, el, button } from "./dom.js";
+import { connectTable } from "./net.js";
+import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, turnNow, thinkMs } from "./clock.js";
+import { gomoku } from "./boards/gomoku.js";
+import { linesOfAction } from "./boards/loa.js";
+import { krux } from "./boards/krux.js";
+import { bughouse } from "./boards/bughouse.js";
+import { generic } from "./boards/generic.js";
+
+// ================================================================ state
+const TOKEN_KEY = "spelbord.token";
+const NAME_KEY = "spelbord.name";
+const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
+
+let token = localStorage.getItem(TOKEN_KEY); // this browser's secret player token
+let table = null;    // the table as last known: the snapshot, kept up to date by events
+let version = 0;     // version of the last event applied (sent back as `?since=` on reconnecting)
+let mySeats = [];    // seats this browser's token holds (from `welcome`)
+let replaying = false; // between reconnecting with `?since=` and `resumed`: missed events arrive late
+let helloTimer = null; // after `game_started`: say hello ourselves if no `welcome` follows
+let premove = null;  // our queued premove as the server confirmed it: {seat, move}
+let builtFor = "";   // what the board area holds now (game id and board size)
+let connection = null; // the WebSocket, kept open (net.js): `send`, `resync`
+
+const REASONS = {
+  five_in_a_row: "five in a row", board_full: "the board is full", resignation: "resignation",
+  draw_agreed: "agreed by all players", time: "on time", abandoned: "a player left", aborted: "aborted",
+  connected: "all pieces connected", both_connected: "both sides connected at once",
+  repetition: "the same position for the third time", hole: "a piece fell into the hole",
+  move_limit: "300 turns without a winner",
+};
+/** A result's reason in words, e.g. "five in a row". */
+const reasonText = (reason) => REASONS[reason] || reason.replace(/_/g, " ");
+
+// ================================================================ connection
+function send(msg, quiet) {
+  if (connection && connection.send(msg)) return true;
+  if (!quiet) log("Not connected — try again in a moment.");
+  return false;
+}
+
+/** Presents our token (or asks for one); the answer, `welcome`, lists the seats we hold. */
+function hello() {
+  send(token ? { type: "hello", token, ref: "hello" } : { type: "hello", ref: "hello" }, true);
+}
+
+function showConnection(text, isGone) {
+  document.body.classList.toggle("offline", Boolean(text));
+  $("conn").hidden = !text;
+  $("conn").textContent = text;
+  $("conn").classList.toggle("gone", Boolean(isGone));
+  if (isGone) $("conn").append(" ", Object.assign(el("a", "", "Create a new table."), { href: "/" }));
+}
+
+// ================================================================ server messages
+function handle(msg) {
+  // Replies to this connection only: they carry the current version without raising it.
+  switch (msg.type) {
+    case "snapshot": return applySnapshot(msg);
+    case "resumed":
+      replaying = false;
+      if (msg.version !== version) return outOfStep();
+      refreshTimers();
+      return render();
+    case "welcome":
+      [token, mySeats] = [msg.token, msg.seats];
+      clearTimeout(helloTimer);
+      localStorage.setItem(TOKEN_KEY, token);
+      return render();
+    case "error":
+      if (msg.ref === "hello" && msg.code === "bad_token") {
+        // A stored token the server does not accept: start afresh with a new one.
+        token = null;
+        localStorage.removeItem(TOKEN_KEY);
+        return hello();
+      }
+      return log(msg.message + (msg.rule ? ` (${msg.rule.replace(/_/g, " ")})` : ""));
+    case "pong": return;
+    case "team_chat": return addChat(msg, true);
+    case "premove_set":
+      premove = { seat: msg.seat, move: msg.move };
+      return render();
+    case "premove_cancelled":
+      premove = null;
+      return render();
+    case "premove_discarded":
+      premove = null;
+      log(`Your premove was discarded: ${msg.message}` + (msg.rule ? ` (${msg.rule.replace(/_/g, " ")})` : ""));
+      return render();
+  }
+  if (!table) return;
+  // Every event raises the version by one; a gap means we missed one: resume from our version.
+  if (msg.version !== version + 1) return outOfStep();
+  version = msg.version;
+  const seat = table.seats[msg.seat];
+  switch (msg.type) {
+    case "seated":
+      seat.player = { name: msg.name, connected: true, away_ms: null };
+      hello(); // learn whether the seat is ours
+      break;
+    case "stood":
+      seat.player = null;
+      mySeats = mySeats.filter((s) => s !== msg.seat);
+      break;
+    case "presence":
+      if (seat && seat.player) {
+        Object.assign(seat.player, { connected: msg.connected, away_ms: msg.away_ms ?? null });
+        setAway(msg.seat, seat.player);
+      }
+      break;
+    case "spectators": table.spectators = msg.count; break;
+    case "game_started":
+      Object.assign(table, {
+        status: "playing", game_number: msg.game_number, seats: msg.seats, state: msg.state,
+        to_move: msg.to_move, moves: [], draw_offer: null, draw_agreed: [], result: null, clocks: msg.clocks,
+      });
+      setClocks(msg.clocks);
+      clearAway();
+      for (const s of msg.seats) setAway(s.seat, s.player);
+      premove = null;
+      // The server sends every identified connection a `welcome` with its (maybe redrawn)
+      // seats right after this; should none come, ask ourselves.
+      clearTimeout(helloTimer);
+      helloTimer = setTimeout(hello, 1500);
+      noteTurn(table, replaying);
+      return renderAll();
+    case "moved":
+      table.state = msg.state;
+      table.to_move = msg.to_move;
+      table.moves.push({ ply: msg.ply, seat: msg.seat, move: msg.move });
+      if ("clocks" in msg) setClocks(msg.clocks);
+      // A standing draw offer lapses when a player who has not agreed moves.
+      if (table.draw_offer != null && !(table.draw_agreed || []).includes(msg.seat)) {
+        table.draw_offer = null;
+        table.draw_agreed = [];
+      }
+      if (premove && premove.seat === msg.seat) premove = null; // our premove was played
+      break;
+    case "draw_offered":
+      if (table.draw_offer == null) table.draw_offer = msg.seat;
+      table.draw_agreed = [...new Set([...(table.draw_agreed || []), msg.seat])];
+      break;
+    case "draw_declined":
+      table.draw_offer = null;
+      table.draw_agreed = [];
+      log(`${playerName(msg.seat)} declined the draw.`, "info");
+      break;
+    case "game_over":
+      Object.assign(table, { status: "finished", result: msg.result, to_move: [], draw_offer: null, draw_agreed: [] });
+      if ("clocks" in msg) setClocks(msg.clocks);
+      premove = null;
+      break;
+    case "chat": addChat(msg); break;
+  }
+  noteTurn(table, replaying);
+  render();
+}
+
+function applySnapshot(msg) {
+  [table, version, replaying] = [msg.table, msg.version, false];
+  table.draw_agreed = table.draw_agreed || [];
+  setClocks(table.clocks);
+  clearAway();
+  for (const s of table.seats) setAway(s.seat, s.player);
+  unknownTurn(table); // we do not know when the current turn began: send no `think_ms` for it
+  if (table.status !== "playing") premove = null;
+  renderAll();
+}
+
+/** We missed something: reconnect, resuming from the last version we applied. */
+function outOfStep() {
+  log("Out of step with the table; catching up.", "info");
+  connection.resync();
+}
+
+/**
+ * After a resume the replayed events' clocks and grace times are as old as the events, so
+ * ask for the table's current snapshot over HTTP to set the timers right.
+ */
+async function refreshTimers() {
+  if (!table || table.status !== "playing") return;
+  try {
+    const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}`);
+    if (!response.ok) return;
+    const snap = await response.json();
+    if (!table || snap.version !== version) return; // newer events are on their way with fresh clocks
+    setClocks(snap.clocks);
+    for (const s of snap.seats) {
+      if (table.seats[s.seat]) table.seats[s.seat].player = s.player;
+      setAway(s.seat, s.player);
+    }
+    render();
+  } catch { /* the next event brings fresh clocks anyway */ }
+}
+
+// ================================================================ helpers
+const isMine = (seat) => mySeats.includes(seat);
+const roleOf = (seat) => (table.seats[seat] ? table.seats[seat].role : "?");
+const playerName = (seat) => (table.seats[seat] && table.seats[seat].player ? table.seats[seat].player.name : `seat ${seat}`);
+const who = (seat) => (isMine(seat) ? "You" : playerName(seat)) + ` (${roleOf(seat)})`;
+const playing = () => table && table.status === "playing";
+/** The seat of ours that is to move, if any. */
+const myTurnSeat = () => (playing() ? mySeats.find((s) => table.to_move.includes(s)) : undefined);
+/** The seat we act for: the one to move, else our first. */
+const actingSeat = () => myTurnSeat() ?? mySeats[0];
+const colour = (role) => (role === "X" ? "black" : role === "O" ? "white" : role);
+
+function log(text, kind) {
+  $("log").append(el("li", kind, `${new Date().toLocaleTimeString()} — ${text}`));
+  while ($("log").children.length > 20) $("log").firstChild.remove();
+  $("log").scrollTop = $("log").scrollHeight;
+}
+
+function addChat(msg, team) {
+  if (team && table && game().teamChat) {
+    // Bughouse: team lines go to the team box, where only partners ever read them.
+    const line = el("li", "");
+    line.append(el("strong", "", `${isMine(msg.seat) ? "You" : msg.name} (${roleOf(msg.seat)}): `), msg.text);
+    $("team-log").append(line);
+    while ($("team-log").children.length > 100) $("team-log").firstChild.remove();
+    $("team-log").scrollTop = $("team-log").scrollHeight;
+    return;
+  }
+  const item = el("li", team ? "team" : "");
+  item.append(el("strong", "", `${team ? "[team] " : ""}${msg.name} (${roleOf(msg.seat)}): `), msg.text);
+  $("chat-log").append(item);
+  $("chat-log").scrollTop = $("chat-log").scrollHeight;
+}
+
+/** The finished game's result in words, e.g. "Anna (X) wins — five in a row." */
+function resultText(result) {
+  const own = game().resultText ? game().resultText(result) : null;
+  if (own) return own;
+  const reason = reasonText(result.reason);
+  const detail = result.detail || {};
+  if (result.outcome === "win") {
+    const losers = table.seats.map((s) => s.seat).filter((s) => !result.winners.includes(s));
+    const winners = result.winners.map(who).join(" and ");
+    const verb = result.winners.every(isMine) ? "win" : "wins";
+    if (result.reason === "resignation") return `${winners} ${verb} — ${losers.map(who).join(" and ")} resigned.`;
+    if (result.reason === "time" && detail.seat != null) return `${winners} ${verb} — ${who(detail.seat)} ran out of time.`;
+    if (result.reason === "abandoned" && detail.seat != null) return `${winners} ${verb} — ${who(detail.seat)} left and did not come back.`;
+    if (result.reason === "hole" && detail.fallen != null) return `${winners} ${verb} — piece ${detail.fallen} fell into the hole.`;
+    return `${winners} ${verb} — ${reason}.`;
+  }
+  if (result.outcome === "draw") return `Draw — ${reason}.`;
+  if (detail.rule === "aborted_before_everyone_moved" && detail.seat != null) {
+    return `The game was aborted — ${who(detail.seat)} left before everyone had moved.`;
+  }
+  return "The game was aborted.";
+}
+
+function timeControlText(tc) {
+  if (!tc || tc.kind === "none") return "no clock";
+  const min = (s) => (s % 60 === 0 ? `${s / 60} min` : `${s} s`);
+  switch (tc.kind) {
+    case "sudden_death": return `${min(tc.base_seconds)} each`;
+    case "fischer": return `${min(tc.base_seconds)} + ${tc.increment_seconds} s`;
+    case "per_move": return `${tc.seconds} s a move`;
+    case "correspondence": return tc.days ? `${tc.days} day${tc.days === 1 ? "" : "s"} a move` : `${tc.hours} h a move`;
+  }
+  return tc.kind;
+}
+
+// ================================================================ the boards
+/**
+ * What the page shares with a board: the table as last known, our seats and premove, the
+ * helpers above and the actions below. A board reads these when it builds and updates; it
+ * owns only its area and its panel. The optional hooks a board may supply are listed in
+ * web/README.md.
+ */
+const page = {
+  get table() { return table; },
+  get mySeats() { return mySeats; },
+  get premove() { return premove; },
+  /** Which seats are to move, as a key that changes with every new turn. */
+  get turnKey() { return turnNow(); },
+  playing, myTurnSeat, actingSeat, isMine, roleOf, playerName, colour, reasonText, roleBadge, awayCounting,
+  timed: () => timed(table),
+  send, play, moveOrPremove, log,
+};
+const GAMES = { gomoku: gomoku(page), "lines-of-action": linesOfAction(page), krux: krux(page), bughouse: bughouse(page) };
+const GENERIC = generic(page);
+
+// ================================================================ rendering: the table
+const game = () => GAMES[table.game] || GENERIC;
+
+/** Rebuilds the board when the game or its size changed, then redraws everything. */
+function renderAll() {
+  const g = game();
+  const key = `${table.game}:${g.boardKey ? g.boardKey() : ""}`;
+  if (key !== builtFor) {
+    builtFor = key;
+    $("board-area").replaceChildren();
+    $("game-panel").replaceChildren();
+    g.build($("board-area"), $("game-panel"));
+  }
+  render();
+}
+
+function render() {
+  if (!table) return;
+  const g = game();
+  const s = table.settings;
+  $("title").textContent = `${g.name} table ${table.id}`;
+  $("settings").textContent = [
+    g.settingsText ? g.settingsText(s) : "",
+    timeControlText(s.time_control),
+    s.seating === "random" ? "seats by lot" : "chosen seats",
+    s.grace_seconds ? `${s.grace_seconds} s to reconnect` : "",
+  ].filter(Boolean).join(" · ");
+  renderSeats();
+  renderStatus();
+  renderControls();
+  g.update();
+  tick(table);
+  const seated = mySeats.length > 0;
+  document.querySelector(".play").classList.toggle("wide", Boolean(g.wide));
+  $("team-section").hidden = !(g.teamChat && seated);
+  if (g.teamChat && seated) $("team-partner").textContent = g.teamChat();
+  $("chat-text").disabled = $("chat-send").disabled = !seated;
+  $("chat-text").placeholder = seated ? "Say something…" : "Take a seat to chat";
+}
+
+function roleBadge(role) {
+  const board = /^([AB])-(white|black)$/.exec(role); // Bughouse: the board letter on the colour played
+  if (board) {
+    const badge = el("span", `role role-${board[2]}`, board[1]);
+    badge.title = `plays ${board[2]} on board ${board[1]}`;
+    return badge;
+  }
+  const mark = { X: "X", O: "O", black: "B", white: "W" }[role];
+  const badge = el("span", `role ${mark ? `role-${role}` : "role-other"}`, mark || String(role).charAt(0).toUpperCase());
+  badge.title = role === "X" || role === "O" ? `${role} plays ${colour(role)}` : String(role);
+  return badge;
+}
+
+function renderSeats() {
+  const list = $("seats");
+  list.replaceChildren();
+  const waiting = table.status === "waiting";
+  const withClocks = timed(table);
+  // Team games list the seats team by team, each under its heading.
+  const groups = game().seatGroups ? game().seatGroups() : [{ label: null, seats: table.seats.map((s) => s.seat) }];
+  for (const group of groups) {
+    if (group.label) list.append(el("li", "team-head", group.label));
+    for (const seat of group.seats.map((n) => table.seats[n])) {
+      const item = el("li", "seat");
+      item.classList.toggle("you", isMine(seat.seat));
+      item.classList.toggle("to-move", playing() && table.to_move.includes(seat.seat));
+      // Who: the name (and "you") on one line, their presence below.
+      const whoBox = el("div", "who");
+      const nameLine = el("div", "name-line");
+      nameLine.append(el("span", seat.player ? "name" : "name muted", seat.player ? seat.player.name : "Free seat"));
+      if (isMine(seat.seat)) nameLine.append(el("span", "badge", "you"));
+      if (/^[AB]-/.test(seat.role)) nameLine.append(el("span", "muted", seat.role)); // Bughouse: the role in words
+      whoBox.append(nameLine);
+      if (seat.player) {
+        const p = seat.player;
+        const presence = el("span", `presence ${p.connected ? "on" : "off"}`, p.connected ? "connected" : "away");
+        if (!p.connected && awayCounting(seat.seat)) presence.dataset.away = seat.seat; // counted down by tick()
+        else if (!p.connected && playing() && table.settings.on_absence === "wait") presence.textContent = "away — the game waits";
+        whoBox.append(presence);
+      }
+      item.append(roleBadge(seat.role), whoBox);
+      if (withClocks) {
+        const clock = el("span", "clock", "");
+        clock.dataset.seat = seat.seat;
+        clock.setAttribute("aria-label", `clock of ${seat.role}`);
+        item.append(clock);
+      }
+      if (waiting && !seat.player && mySeats.length === 0) {
+        item.append(button("Sit here", `Sit here as ${seat.role}`, () => sit(seat.seat)));
+      }
+      if (waiting && isMine(seat.seat)) {
+        item.append(button("Stand up", `Leave seat ${seat.role}`, () => send({ type: "stand", seat: seat.seat }), "secondary"));
+      }
+      list.append(item);
+    }
+  }
+  $("name-row").hidden = !waiting || mySeats.length > 0; // a name is only needed to sit down
+  const n = table.spectators;
+  $("spectators").textContent = `${n} spectator${n === 1 ? "" : "s"} watching.`;
+}
+
+/** The line above the board: waiting, whose turn, or the result. */
+function renderStatus() {
+  const turnEl = $("turn");
+  const mine = myTurnSeat();
+  const g = game();
+  let text = table.result ? `Game over: ${resultText(table.result)}` : "Game over.";
+  if (table.status === "waiting") {
+    const taken = table.seats.filter((s) => s.player).length;
+    text = `Waiting for players — ${taken} of ${table.seats.length} seats taken.`;
+    if (mySeats.length) text += " Send the link to your opponent.";
+    if (table.settings.seating === "random") text += " Who moves first is drawn by lot at the start.";
+  } else if (playing() && g.statusText) {
+    text = g.statusText();
+  } else if (playing()) {
+    if (mine !== undefined) {
+      text = `Your turn — you play ${roleOf(mine)}${colour(roleOf(mine)) !== roleOf(mine) ? ` (${colour(roleOf(mine))})` : ""}.`;
+    } else {
+      text = `${playerName(table.to_move[0])} (${roleOf(table.to_move[0])}) to move.`;
+      text += mySeats.length ? ` You play ${mySeats.map(roleOf).join(", ")}.` : " You are watching.";
+    }
+    if (g.statusHint) text += g.statusHint(mine);
+  }
+  turnEl.textContent = text;
+  turnEl.classList.toggle("mine", mine !== undefined);
+  document.title = `${mine !== undefined ? "● Your turn — " : ""}${g.name} ${table.id} — spelbord`;
+}
+
+/** Resign, draw and premove buttons for seated players; the draw offer for everyone to see. */
+function renderControls() {
+  const seated = playing() && mySeats.length > 0;
+  const offer = table.draw_offer; // the first seat of a standing offer, or null
+  const agreed = table.draw_agreed || [];
+  const iAgreed = mySeats.some((s) => agreed.includes(s));
+  $("resign").hidden = !seated;
+  $("offer-draw").hidden = !seated || (offer != null && !iAgreed);
+  $("offer-draw").disabled = iAgreed;
+  $("offer-draw").textContent = iAgreed ? "Draw offered" : "Offer draw";
+  $("accept-draw").hidden = $("decline-draw").hidden = !(seated && offer != null && !iAgreed);
+  const note = $("draw-note");
+  note.hidden = !playing() || offer == null;
+  if (!note.hidden) {
+    const others = agreed.filter((s) => !isMine(s));
+    note.textContent = iAgreed && others.length === 0 ? "You offered a draw."
+      : `${others.map((s) => `${playerName(s)} (${roleOf(s)})`).join(", ")} ${others.length === 1 ? "offers" : "offer"} a draw${iAgreed ? "; you agree" : ""}.`;
+    if (table.seats.length > 2) {
+      // Every seat must agree: say who has, and who has not yet.
+      const name = (s) => (isMine(s) ? "you" : `${playerName(s)} (${roleOf(s)})`);
+      const pending = table.seats.map((s) => s.seat).filter((s) => !agreed.includes(s));
+      note.textContent = `Draw offered — agreed: ${agreed.map(name).join(", ")}; waiting for: ${pending.map(name).join(", ")}.`;
+    }
+  }
+  const g = game();
+  $("premove-note").hidden = $("cancel-premove").hidden = !(premove && playing());
+  if (premove) $("premove-note").textContent = `Premove: ${g.moveText ? g.moveText(premove.move) : JSON.stringify(premove.move)}`;
+}
+
+// ================================================================ actions
+function sit(seat) {
+  const name = $("name").value.trim();
+  localStorage.setItem(NAME_KEY, name);
+  send({ type: "sit", seat, name });
+}
+
+/** Sends a move for `seat`, with our measure of the thinking time. */
+function play(seat, move) {
+  send({ type: "move", seat, move, think_ms: thinkMs(seat) });
+}
+
+/** Gomoku and Lines of Action: a move on our turn, otherwise a premove (or its cancellation). */
+function moveOrPremove(move) {
+  if (!playing() || mySeats.length === 0) return;
+  const seat = myTurnSeat();
+  if (seat !== undefined) return play(seat, move);
+  const waiting = mySeats.find((s) => !table.to_move.includes(s)) ?? mySeats[0];
+  if (premove && JSON.stringify(premove.move) === JSON.stringify(move)) return send({ type: "cancel_premove", seat: premove.seat });
+  send({ type: "premove", seat: waiting, move });
+}
+
+$("cancel-premove").addEventListener("click", () => premove && send({ type: "cancel_premove", seat: premove.seat }));
+$("resign").addEventListener("click", () => {
+  if (confirm("Do you want to resign the match?")) send({ type: "resign", seat: actingSeat() });
+});
+$("offer-draw").addEventListener("click", () => send({ type: "offer_draw", seat: actingSeat() }));
+$("accept-draw").addEventListener("click", () => send({ type: "accept_draw", seat: actingSeat() }));
+$("decline-draw").addEventListener("click", () => send({ type: "decline_draw", seat: actingSeat() }));
+
+$("chat-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("chat-text").value.trim();
+  if (text && send({ type: "chat", text })) $("chat-text").value = "";
+});
+
+// Team chat (Bughouse): quick signals and free text, to the sender's team only.
+function teamSay(text) {
+  const seat = mySeats[0];
+  return text && send({ type: "team_chat", text, ...(mySeats.length > 1 ? { seat } : {}) });
+}
+for (const signal of ["need N", "need P", "need B", "need R", "need Q", "don't trade", "sit", "go", "trade ok"]) {
+  $("team-quick").append(button(signal, `Tell your partner: ${signal}`, () => teamSay(signal), "secondary"));
+}
+$("team-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  const text = $("team-text").value.trim();
+  if (teamSay(text)) $("team-text").value = "";
+});
+
+$("name").value = localStorage.getItem(NAME_KEY) || "";
+$("name").addEventListener("change", () => localStorage.setItem(NAME_KEY, $("name").value.trim()));
+
+// The share link is this page's own address (the server's `url` may name plain http).
+$("share-link").value = `${location.origin}/t/${tableId}`;
+$("copy").addEventListener("click", async () => {
+  try {
+    await navigator.clipboard.writeText($("share-link").value);
+  } catch {
+    $("share-link").select(); // insecure pages have no clipboard API: the old way
+    document.execCommand("copy");
+  }
+  $("copy").textContent = "Copied!";
+  setTimeout(() => { $("copy").textContent = "Copy link"; }, 1500);
+});
+
+setInterval(() => tick(table), 100);
+connection = connectTable(tableId, {
+  resumeFrom: () => (table !== null ? { version, epoch: table.epoch } : null),
+  connecting: (resuming) => { replaying = resuming; },
+  open: hello, // say hello again on every connection: the server knows us by our token
+  message: handle,
+  status: showConnection,
+});

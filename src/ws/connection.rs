@@ -45,6 +45,9 @@ pub async fn serve(
     let limiter = rate_limiter(&limits);
     let close = loop {
         tokio::select! {
+            // Shutdown first: when the table stops because the server does, its outbox
+            // closes too, and the client must hear "restarting", not "too slow".
+            biased;
             _ = shutdown.cancelled() => break Some((close_code::RESTART, "the server is restarting")),
             frame = frames.recv() => match frame {
                 Some(frame) => {
@@ -52,7 +55,8 @@ pub async fn serve(
                         break None;
                     }
                 }
-                // The table dropped us: we could not keep up, or it stopped.
+                // The table dropped us: it stopped with the server, or we could not keep up.
+                None if shutdown.is_cancelled() => break Some((close_code::RESTART, "the server is restarting")),
                 None => break Some((close_code::AGAIN, "too slow to keep up with the table")),
             },
             _ = pings.tick() => {

@@ -10,9 +10,16 @@
 //! the commit) and until the spectator receives it. It prints the table creation rate,
 //! the total moves, the wall time, moves per second and the latency percentiles.
 //!
+//! With `BOT_TABLES=N` it first opens N more Gomoku tables where one client plays a bot
+//! (`BOT_STRENGTH`, default `hard`), answering at once with a random legal move and
+//! asking for a rematch after every game, so that N bots are searching all the time
+//! while the measured (human) tables play: the bots must not move their latencies.
+//!
 //! Run with `cargo bench --bench ws_load`; figures and their reading are in
 //! `docs/benchmarks.md`. Environment:
 //! - `TABLES` (default 50, at most 1000), `MOVES` per table (default 60, at most 225).
+//! - `BOT_TABLES` (default 0, at most 1000) and `BOT_STRENGTH` (`random`, `easy`,
+//!   `medium`, `hard`; default `hard`).
 //! - `SPELBORD_URL`, e.g. `http://127.0.0.1:8080`: load that running server instead. It
 //!   must be a loopback address, and the server must allow more than its default message
 //!   rate (`APP__LIMITS__MESSAGES_PER_SECOND=10000 APP__LIMITS__MESSAGE_BURST=10000`).
@@ -38,11 +45,14 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use futures_util::{SinkExt, StreamExt};
+use rand::seq::IndexedRandom;
 use serde_json::{Value, json};
 use spelbord::app::App;
 use spelbord::config::Settings;
+use spelbord::games::AnyGame;
 use spelbord::store::Store;
 use spelbord::store::local_pg::LocalPostgres;
+use spelbord::table::TableSettings;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{ConnectOptions, Connection};
 use tokio::net::TcpStream;
@@ -92,8 +102,21 @@ fn main() -> ExitCode {
         env_count("TABLES", default_tables, MAX_TABLES),
         env_count("MOVES", default_moves, MAX_MOVES),
     ) {
-        (Ok(tables), Ok(moves)) => Params { tables, moves },
+        (Ok(tables), Ok(moves)) => Params {
+            tables,
+            moves,
+            bot_tables: 0,
+            bot_strength: "hard",
+        },
         (Err(err), _) | (_, Err(err)) => return fail(&err),
+    };
+    let params = match bot_params() {
+        Ok((bot_tables, bot_strength)) => Params {
+            bot_tables,
+            bot_strength,
+            ..params
+        },
+        Err(err) => return fail(&err),
     };
 
     let (addr, mut server) = match std::env::var("SPELBORD_URL") {
@@ -192,6 +215,28 @@ fn fail(message: &str) -> ExitCode {
 struct Params {
     tables: usize,
     moves: usize,
+    /// Tables where a bot searches all the time beside the measured ones.
+    bot_tables: usize,
+    bot_strength: &'static str,
+}
+
+/// `BOT_TABLES` (0 to [`MAX_TABLES`], default 0) and `BOT_STRENGTH` (default `hard`).
+fn bot_params() -> Fallible<(usize, &'static str)> {
+    let tables = match std::env::var("BOT_TABLES") {
+        Err(_) => 0,
+        Ok(text) => match text.trim().parse::<usize>() {
+            Ok(n) if n <= MAX_TABLES => n,
+            _ => return Err(format!("BOT_TABLES={text:?} must be a number from 0 to {MAX_TABLES}")),
+        },
+    };
+    let strength = match std::env::var("BOT_STRENGTH").as_deref() {
+        Err(_) | Ok("hard") => "hard",
+        Ok("medium") => "medium",
+        Ok("easy") => "easy",
+        Ok("random") => "random",
+        Ok(other) => return Err(format!("BOT_STRENGTH={other:?} must be random, easy, medium or hard")),
+    };
+    Ok((tables, strength))
 }
 
 /// A count from the environment variable `name`, 1 to `max`, or `default` if unset.
@@ -303,12 +348,14 @@ impl InProcessServer {
             .map_or(SocketAddr::from(([127, 0, 0, 1], 0)), |running| running.addr)
     }
 
-    /// How many moves the server stored.
+    /// How many moves the server stored at the measured tables (those without a bot).
     fn stored_moves(&self) -> Fallible<usize> {
         let running = self.running.as_ref().ok_or("the server is not running")?;
+        let query = "SELECT count(*) FROM moves m
+                      WHERE NOT EXISTS (SELECT 1 FROM game_players p WHERE p.game_id = m.game_id AND p.bot IS NOT NULL)";
         let count: i64 = self
             .runtime
-            .block_on(sqlx::query_scalar("SELECT count(*) FROM moves").fetch_one(running.store.pool()))
+            .block_on(sqlx::query_scalar(query).fetch_one(running.store.pool()))
             .map_err(|err| err.to_string())?;
         usize::try_from(count).map_err(|err| err.to_string())
     }
@@ -542,6 +589,8 @@ struct Sample {
 
 struct Report {
     params: Params,
+    /// Moves the bots played during the play phase.
+    bot_moves: usize,
     creation: Duration,
     creation_latencies: Vec<Duration>,
     setup: Duration,
@@ -555,6 +604,16 @@ async fn run(addr: SocketAddr, params: Params, progress: Arc<AtomicUsize>) -> Fa
         .build()
         .map_err(|err| format!("HTTP client: {err}"))?;
     let base = format!("http://{addr}");
+
+    // 0. The bot tables, searching all the time until the measured tables are done.
+    let bot_moves = Arc::new(AtomicUsize::new(0));
+    let stop_bots = CancellationToken::new();
+    let mut bots = JoinSet::new();
+    for _ in 0..params.bot_tables {
+        let (id, _) = create_table_with(&http, &base, bot_table_settings(params.bot_strength)).await?;
+        let client = seat_bot_table(addr, &id).await?;
+        bots.spawn(keep_bot_busy(client, stop_bots.clone(), bot_moves.clone()));
+    }
 
     // 1. Create every table at once.
     let started = Instant::now();
@@ -595,9 +654,15 @@ async fn run(addr: SocketAddr, params: Params, progress: Arc<AtomicUsize>) -> Fa
         samples.extend(played.map_err(|err| err.to_string())??);
     }
     let play = started.elapsed();
+    let bot_moves = bot_moves.load(Ordering::Relaxed);
+    stop_bots.cancel();
+    while let Some(done) = bots.join_next().await {
+        done.map_err(|err| err.to_string())??;
+    }
 
     Ok(Report {
         params,
+        bot_moves,
         creation,
         creation_latencies,
         setup,
@@ -608,6 +673,10 @@ async fn run(addr: SocketAddr, params: Params, progress: Arc<AtomicUsize>) -> Fa
 
 async fn create_table(http: reqwest::Client, base: String) -> Fallible<(String, Duration)> {
     let body = json!({"game": "gomoku", "settings": {"opening": "free", "seating": "chosen"}});
+    create_table_with(&http, &base, body).await
+}
+
+async fn create_table_with(http: &reqwest::Client, base: &str, body: Value) -> Fallible<(String, Duration)> {
     let started = Instant::now();
     let response = http
         .post(format!("{base}/api/tables"))
@@ -653,6 +722,84 @@ async fn seat_table(addr: SocketAddr, table: String) -> Fallible<SeatedTable> {
         client.until_type("game_started").await?;
     }
     Ok(SeatedTable { x, o, spectator })
+}
+
+/// A Gomoku table where the computer (`strength`) holds seat 1.
+fn bot_table_settings(strength: &str) -> Value {
+    json!({"game": "gomoku", "settings": {"opening": "free", "seating": "chosen", "bots": {"1": strength}}})
+}
+
+/// Connects the person of a bot table and seats them (which starts the game).
+async fn seat_bot_table(addr: SocketAddr, table: &str) -> Fallible<Client> {
+    let mut person = Client::connect(addr, table).await?;
+    person.send(json!({"type": "hello"}).to_string()).await?;
+    person.until_type("welcome").await?;
+    person
+        .send(json!({"type": "sit", "seat": 0, "name": "bot-bench"}).to_string())
+        .await?;
+    person.until_type("game_started").await?;
+    Ok(person)
+}
+
+/// Plays the person's side of a bot table (a random legal move at once, a rematch after
+/// every game) until `stop`, counting the bot's moves, so that the bot is always thinking.
+async fn keep_bot_busy(mut person: Client, stop: CancellationToken, bot_moves: Arc<AtomicUsize>) -> Fallible<()> {
+    let fresh = || -> Fallible<AnyGame> {
+        let settings = TableSettings::read("gomoku", Some(bot_table_settings("hard")["settings"].clone()))
+            .map_err(|err| err.to_string())?;
+        Ok(settings.game.new_game())
+    };
+    let mut game = fresh()?;
+    // The person sat in seat 0; rematches swap the seats.
+    let mut mine: u8 = 0;
+    loop {
+        if game.active_seats().contains(mine) {
+            let moves = game.legal_moves_json(mine);
+            let chosen = moves.choose(&mut rand::rng()).cloned();
+            if let Some(payload) = chosen {
+                person
+                    .send(json!({"type": "move", "move": payload}).to_string())
+                    .await?;
+            }
+        }
+        let message = loop {
+            tokio::select! {
+                _ = stop.cancelled() => {
+                    person.close().await;
+                    return Ok(());
+                }
+                message = person.recv() => {
+                    let message = message?;
+                    match message["type"].as_str() {
+                        Some("moved" | "game_started" | "game_over") => break message,
+                        Some("error") => return Err(format!("a bot table refused a move: {message}")),
+                        _ => {}
+                    }
+                }
+            }
+        };
+        match message["type"].as_str() {
+            Some("moved") => {
+                let seat = u8::try_from(message["seat"].as_u64().unwrap_or(0)).unwrap_or(0);
+                game.play_json(seat, &message["move"])
+                    .map_err(|err| format!("the server's move {message} does not replay: {err}"))?;
+                if seat != mine {
+                    bot_moves.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            Some("game_over") => {
+                person.send(json!({"type": "offer_rematch"}).to_string()).await?;
+            }
+            _ => {
+                game = fresh()?;
+                mine = if message["seats"][0]["player"]["bot"].is_string() {
+                    1
+                } else {
+                    0
+                };
+            }
+        }
+    }
 }
 
 /// One move by one player: when it was sent and how long its own `moved` took.
@@ -733,7 +880,7 @@ async fn watch(mut spectator: Client, count: usize) -> Fallible<(Client, Vec<Ins
 
 impl Report {
     fn print(&self) {
-        let Params { tables, moves } = self.params;
+        let Params { tables, moves, .. } = self.params;
         println!(
             "table creation: {tables} tables (concurrent POST /api/tables) in {:.3} s = {:.0} tables/s; {}",
             self.creation.as_secs_f64(),
@@ -745,6 +892,15 @@ impl Report {
             tables * 3,
             self.setup.as_secs_f64(),
         );
+        if self.params.bot_tables > 0 {
+            println!(
+                "bots: {} tables with a bot ({}) searching beside them; the bots played {} moves ({:.0}/s) meanwhile",
+                self.params.bot_tables,
+                self.params.bot_strength,
+                self.bot_moves,
+                per_second(self.bot_moves, self.play),
+            );
+        }
         let total = self.samples.len();
         println!(
             "moves: {total} ({tables} tables × {moves}) in {:.3} s wall = {:.0} moves/s",

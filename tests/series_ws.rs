@@ -637,3 +637,31 @@ async fn the_operators_standings_query_lists_a_tables_series() {
     ];
     assert_eq!(rows, expected);
 }
+
+#[tokio::test]
+async fn a_restart_during_the_pause_still_starts_the_next_game() {
+    let app = spawn_app().await;
+    let mut pair = Pair::new(&app, json!({"series": "best_of_3", "series_pause_seconds": 1})).await;
+    pair.finish('A').await;
+    pair.anna.until("next_game_in").await;
+    drop(pair);
+    let app = app.restart().await;
+    // Nobody reconnects: the table was rebuilt at start-up and its pause runs by itself.
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        let games: i64 = sqlx::query_scalar("SELECT count(*) FROM games")
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+        if games == 2 {
+            break;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "the second game never started");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let series_game: i32 = sqlx::query_scalar("SELECT series_game FROM games WHERE number = 2")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(series_game, 2);
+}

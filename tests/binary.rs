@@ -77,6 +77,40 @@ async fn listening_address(child: &mut Child) -> String {
     addr
 }
 
+/// Creates a table on the real server at `base` and returns its id.
+async fn create_table(base: &str, body: Value) -> String {
+    let created: Value = reqwest::Client::new()
+        .post(format!("{base}/api/tables"))
+        .json(&body)
+        .send()
+        .await
+        .expect("POST")
+        .json()
+        .await
+        .expect("JSON");
+    created["id"].as_str().expect("id").to_owned()
+}
+
+/// A client of `table` on the real server at `base`, its snapshot read.
+async fn connect(base: &str, table: &str) -> common::Client {
+    let url = format!("{}/ws/tables/{table}", base.replacen("http", "ws", 1));
+    let (stream, _) = tokio_tungstenite::connect_async(url).await.expect("connect");
+    let mut client = common::Client::from_stream(stream);
+    assert_eq!(client.recv().await["type"], "snapshot");
+    client
+}
+
+/// Kills the server with `signal` and waits for it to stop.
+async fn kill(child: &mut Child, signal: &str) -> std::process::ExitStatus {
+    let pid = child.id().expect("pid").to_string();
+    let killed = Command::new("kill").args([signal, &pid]).status().await.expect("kill");
+    assert!(killed.success());
+    tokio::time::timeout(STARTUP_LIMIT, child.wait())
+        .await
+        .expect("it stops")
+        .expect("status")
+}
+
 #[tokio::test]
 async fn without_database_url_the_server_runs_its_own_postgres_and_stops_it_on_sigterm() {
     let scratch = Scratch::new();
@@ -141,27 +175,15 @@ async fn survives(signal: &str) {
     };
     let mut child = start();
     let base = listening_address(&mut child).await;
-    let created: Value = reqwest::Client::new()
-        .post(format!("{base}/api/tables"))
-        .json(&json!({"game": "gomoku", "settings": {
+    let table = create_table(
+        &base,
+        json!({"game": "gomoku", "settings": {
             "seating": "chosen", "time_control": {"kind": "correspondence", "days": 2}
-        }}))
-        .send()
-        .await
-        .expect("POST")
-        .json()
-        .await
-        .expect("JSON");
-    let table = created["id"].as_str().expect("id").to_owned();
-    let ws = |base: &str| format!("{}/ws/tables/{table}", base.replacen("http", "ws", 1));
-    let connect = async |url: String| {
-        let (stream, _) = tokio_tungstenite::connect_async(url).await.expect("connect");
-        let mut client = common::Client::from_stream(stream);
-        assert_eq!(client.recv().await["type"], "snapshot");
-        client
-    };
-    let mut x = connect(ws(&base)).await;
-    let mut o = connect(ws(&base)).await;
+        }}),
+    )
+    .await;
+    let mut x = connect(&base, &table).await;
+    let mut o = connect(&base, &table).await;
     let x_token = x.hello().await;
     let o_token = o.hello().await;
     x.sit(0, "X").await;
@@ -180,13 +202,7 @@ async fn survives(signal: &str) {
         acknowledged(mover, at).await;
     }
 
-    let pid = child.id().expect("pid").to_string();
-    let killed = Command::new("kill").args([signal, &pid]).status().await.expect("kill");
-    assert!(killed.success());
-    let status = tokio::time::timeout(STARTUP_LIMIT, child.wait())
-        .await
-        .expect("it stops")
-        .expect("status");
+    let status = kill(&mut child, signal).await;
     if signal == "-TERM" {
         assert!(status.success(), "a clean exit on SIGTERM: {status:?}");
     }
@@ -214,8 +230,8 @@ async fn survives(signal: &str) {
         (until - remaining).abs() < 60_000,
         "{remaining} ms left vs {until} ms to the stored deadline"
     );
-    let mut x = connect(ws(&base)).await;
-    let mut o = connect(ws(&base)).await;
+    let mut x = connect(&base, &table).await;
+    let mut o = connect(&base, &table).await;
     x.send(json!({"type": "hello", "token": x_token})).await;
     assert_eq!(x.until("welcome").await["seats"], json!([0]));
     o.send(json!({"type": "hello", "token": o_token})).await;
@@ -285,27 +301,15 @@ async fn a_series_survives_sigkill() {
     };
     let mut child = start();
     let base = listening_address(&mut child).await;
-    let created: Value = reqwest::Client::new()
-        .post(format!("{base}/api/tables"))
-        .json(&json!({"game": "gomoku", "settings": {
+    let table = create_table(
+        &base,
+        json!({"game": "gomoku", "settings": {
             "seating": "chosen", "series": "best_of_3", "series_pause_seconds": 0
-        }}))
-        .send()
-        .await
-        .expect("POST")
-        .json()
-        .await
-        .expect("JSON");
-    let table = created["id"].as_str().expect("id").to_owned();
-    let ws = |base: &str| format!("{}/ws/tables/{table}", base.replacen("http", "ws", 1));
-    let connect = async |url: String| {
-        let (stream, _) = tokio_tungstenite::connect_async(url).await.expect("connect");
-        let mut client = common::Client::from_stream(stream);
-        assert_eq!(client.recv().await["type"], "snapshot");
-        client
-    };
-    let mut anna = connect(ws(&base)).await;
-    let mut bo = connect(ws(&base)).await;
+        }}),
+    )
+    .await;
+    let mut anna = connect(&base, &table).await;
+    let mut bo = connect(&base, &table).await;
     let anna_token = anna.hello().await;
     let bo_token = bo.hello().await;
     anna.sit(0, "Anna").await;
@@ -321,10 +325,7 @@ async fn a_series_survives_sigkill() {
     bo.send(json!({"type": "move", "move": {"at": "H8"}})).await;
     acknowledged(&mut bo, "H8").await;
 
-    let pid = child.id().expect("pid").to_string();
-    let killed = Command::new("kill").args(["-KILL", &pid]).status().await.expect("kill");
-    assert!(killed.success());
-    let _ = tokio::time::timeout(STARTUP_LIMIT, child.wait()).await;
+    kill(&mut child, "-KILL").await;
     drop((anna, bo));
 
     let mut child = start();
@@ -347,8 +348,8 @@ async fn a_series_survives_sigkill() {
     assert_eq!(series["standings"][0]["wins"], 1);
     assert_eq!(series["standings"][0]["seats"], json!([1]));
     assert_eq!(series["standings"][1]["losses"], 1);
-    let mut anna = connect(ws(&base)).await;
-    let mut bo = connect(ws(&base)).await;
+    let mut anna = connect(&base, &table).await;
+    let mut bo = connect(&base, &table).await;
     anna.send(json!({"type": "hello", "token": anna_token})).await;
     assert_eq!(anna.until("welcome").await["seats"], json!([1]));
     bo.send(json!({"type": "hello", "token": bo_token})).await;

@@ -203,14 +203,7 @@ async fn creation_settings_refuse_bots_in_every_seat_or_unknown_seats() {
         (json!({"bots": {"2": "easy"}}), "settings.bots.2"),
         (json!({"bots": {"1": "expert"}}), "settings.bots.1"),
     ] {
-        let response = reqwest::Client::new()
-            .post(app.http("/api/tables"))
-            .json(&json!({"game": "gomoku", "settings": settings}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 400);
-        let body: Value = response.json().await.unwrap();
+        let body = app.refused_table(json!({"game": "gomoku", "settings": settings})).await;
         assert_eq!(body["error"]["field"], field, "{body}");
     }
 }
@@ -302,12 +295,7 @@ async fn after_a_restart_the_bot_to_move_moves() {
     let mut person = app.client(&id).await;
     person.send(json!({"type": "hello", "token": token})).await;
     assert_eq!(person.until("welcome").await["seats"], json!([1]));
-    let snapshot: Value = reqwest::get(app.http(&format!("/api/tables/{id}")))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let snapshot = app.snapshot(&id).await;
     assert_eq!(snapshot["seats"][0]["player"]["bot"], "easy", "{snapshot}");
     if snapshot["moves"].as_array().is_none_or(Vec::is_empty) {
         let moved = person.until("moved").await;

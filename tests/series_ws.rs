@@ -152,12 +152,7 @@ async fn best_of_three_ends_at_two_nil_and_is_stored() {
         vec![side("Anna", 2, 0, 0), side("Bo", 0, 0, 2)]
     );
     // No third game starts; the snapshot agrees.
-    let snapshot: Value = reqwest::get(app.http(&format!("/api/tables/{}", pair.table)))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let snapshot = app.snapshot(&pair.table).await;
     assert_eq!(snapshot["status"], "finished");
     assert_eq!(snapshot["game_number"], 2);
     assert_eq!(snapshot["series"]["decided"], true);
@@ -285,12 +280,7 @@ async fn the_pause_before_the_next_game_is_cut_short_when_everyone_is_ready() {
     pair.finish('B').await;
     let next = pair.anna.until("next_game_in").await;
     assert_eq!(next["ms"], 300_000);
-    let snapshot: Value = reqwest::get(app.http(&format!("/api/tables/{}", pair.table)))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let snapshot = app.snapshot(&pair.table).await;
     assert!(
         snapshot["next_game_in_ms"].as_u64().is_some_and(|ms| ms > 200_000),
         "{snapshot}"
@@ -336,12 +326,7 @@ async fn a_rematch_needs_every_person_and_can_be_declined() {
     pair.finish('B').await;
     pair.bo.send(json!({"type": "stand"})).await;
     pair.anna.until("stood").await;
-    let snapshot: Value = reqwest::get(app.http(&format!("/api/tables/{}", pair.table)))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let snapshot = app.snapshot(&pair.table).await;
     assert_eq!(snapshot["status"], "waiting");
     pair.anna.send(json!({"type": "offer_rematch"})).await;
     pair.anna.expect_error("no_rematch").await;
@@ -466,12 +451,7 @@ async fn take_backs_between_people_need_the_opponent_and_survive_a_restart() {
     assert_eq!(stored, vec![(1, None), (2, None), (3, None), (4, Some(1)), (5, None)]);
     drop(pair);
     let app = app.restart().await;
-    let snapshot: Value = reqwest::get(app.http(&format!("/api/tables/{table}")))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let snapshot = app.snapshot(&table).await;
     assert_eq!(
         snapshot["moves"],
         json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}}, {"ply": 2, "seat": 1, "move": {"at": "G7"}}]),
@@ -521,14 +501,7 @@ async fn take_backs_are_refused_where_the_table_does_not_allow_them() {
         json!({"undo": true, "rated": true}),
         json!({"undo": true, "series": "best_of_3"}),
     ] {
-        let response = reqwest::Client::new()
-            .post(app.http("/api/tables"))
-            .json(&json!({"game": "gomoku", "settings": settings}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(response.status(), 400);
-        let body: Value = response.json().await.unwrap();
+        let body = app.refused_table(json!({"game": "gomoku", "settings": settings})).await;
         assert_eq!(body["error"]["field"], "settings.undo", "{body}");
     }
     for settings in [json!({"rated": true}), json!({"series": "best_of_3"}), json!({})] {
@@ -541,12 +514,7 @@ async fn take_backs_are_refused_where_the_table_does_not_allow_them() {
     }
     // A rated table says so to everyone, and stores it with the game.
     let pair = Pair::new(&app, json!({"rated": true})).await;
-    let snapshot: Value = reqwest::get(app.http(&format!("/api/tables/{}", pair.table)))
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let snapshot = app.snapshot(&pair.table).await;
     assert_eq!(snapshot["rated"], true);
     let rated: Vec<bool> = sqlx::query_scalar("SELECT rated FROM games ORDER BY started_at")
         .fetch_all(&app.pool)

@@ -176,6 +176,27 @@ impl TestApp {
         response.json().await.expect("JSON answer")
     }
 
+    /// Posts a table that must be refused with `400`, and returns the error body.
+    pub async fn refused_table(&self, body: Value) -> Value {
+        let response = reqwest::Client::new()
+            .post(self.http("/api/tables"))
+            .json(&body)
+            .send()
+            .await
+            .expect("POST /api/tables");
+        assert_eq!(response.status(), 400, "creating {body}");
+        response.json().await.expect("JSON answer")
+    }
+
+    /// The table's public snapshot (`GET /api/tables/{id}`).
+    pub async fn snapshot(&self, table: &str) -> Value {
+        let response = reqwest::get(self.http(&format!("/api/tables/{table}")))
+            .await
+            .expect("GET /api/tables/{id}");
+        assert_eq!(response.status(), 200, "the table {table} is found");
+        response.json().await.expect("JSON answer")
+    }
+
     /// Creates a Gomoku table with `settings` and returns its id.
     pub async fn gomoku_table(&self, settings: Value) -> String {
         let created = self.create_table(json!({"game": "gomoku", "settings": settings})).await;

@@ -77,6 +77,13 @@ async fn listening_address(child: &mut Child) -> String {
     addr
 }
 
+/// Starts the real server on `database`.
+fn start_on(scratch: &Scratch, database: &common::TestDb) -> Child {
+    let mut command = server(scratch);
+    command.env("DATABASE_URL", database.url());
+    command.spawn().expect("start the server")
+}
+
 /// Creates a table on the real server at `base` and returns its id.
 async fn create_table(base: &str, body: Value) -> String {
     let created: Value = reqwest::Client::new()
@@ -168,11 +175,7 @@ async fn without_url_or_binaries_it_exits_with_one_clear_sentence() {
 async fn survives(signal: &str) {
     let database = common::TestDb::create().await;
     let scratch = Scratch::new();
-    let start = || {
-        let mut command = server(&scratch);
-        command.env("DATABASE_URL", database.url());
-        command.spawn().expect("start the server")
-    };
+    let start = || start_on(&scratch, &database);
     let mut child = start();
     let base = listening_address(&mut child).await;
     let table = create_table(
@@ -294,11 +297,7 @@ async fn a_game_survives_sigterm() {
 async fn a_series_survives_sigkill() {
     let database = common::TestDb::create().await;
     let scratch = Scratch::new();
-    let start = || {
-        let mut command = server(&scratch);
-        command.env("DATABASE_URL", database.url());
-        command.spawn().expect("start the server")
-    };
+    let start = || start_on(&scratch, &database);
     let mut child = start();
     let base = listening_address(&mut child).await;
     let table = create_table(

@@ -255,8 +255,9 @@ export function seriesPanel(page) {
     const line = document.getElementById("next-game");
     if (!line || nextGameAt == null || !t().series) return;
     const secs = Math.ceil(Math.max(0, nextGameAt - now()) / 1000);
-    const game = t().series.game + 1;
-    line.textContent = secs > 0 ? `Game ${game} of the series starts in ${secs} s.` : `Game ${game} of the series is starting…`;
+    // A single game's series goes on only after an aborted game: "the next game".
+    const game = t().series.format === "single" ? "The next game" : `Game ${t().series.game + 1} of the series`;
+    line.textContent = secs > 0 ? `${game} starts in ${secs} s.` : `${game} is starting…`;
   }
 
   return { apply, setPause, render, tick };

@@ -108,6 +108,7 @@ async fn the_table_page_its_modules_and_its_style_sheet_are_served() {
         "/static/js/boards/krux.js",
         "/static/js/boards/bughouse.js",
         "/static/js/boards/generic.js",
+        "/static/js/series.js",
     ] {
         assert!(modules.contains(module), "{module} is imported: {modules:?}");
     }

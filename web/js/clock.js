@@ -134,3 +134,10 @@ export function unknownTurn(table) {
 
 /** Our own measure of a seat's thinking time, for the server's lag compensation (docs/clocks.md). */
 export const thinkMs = (seat) => (seatSince[seat] == null ? undefined : Math.max(0, Math.round(now() - seatSince[seat])));
+
+/** After a take-back: the seats to move decide again from now. */
+export function restartTurn(table) {
+  turnKey = currentTurnKey(table);
+  seatSince = {};
+  if (table.status === "playing") for (const s of table.to_move) seatSince[s] = now();
+}

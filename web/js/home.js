@@ -1,5 +1,6 @@
 // The home page (web/index.html): the create form (only the chosen game's settings and time
-// control shown; refusals next to the field the server names) and the join form. See web/README.md.
+// control shown; playing the computer; series, rated and take-backs; refusals next to the field
+// the server names) and the join form. See web/README.md.
 
 import { $ } from "./dom.js";
 
@@ -20,7 +21,26 @@ function number(id, factor = 1) {
 
 // Games that are always timed, and the clock they get by default (minutes of sudden death).
 const ALWAYS_TIMED = { bughouse: 3 };
+// Seats per game (every other game has two).
+const SEATS = { bughouse: 4 };
 let lastGame = null;
+// Whether the host ticked take-backs, kept while the box is disabled (rated, a series, Bughouse).
+let undoWanted = false;
+$("undo").addEventListener("change", () => { undoWanted = $("undo").checked; });
+
+/**
+ * Take-backs are refused at rated tables, in a series and in Bughouse: the box is disabled
+ * there, saying why, and ticked again when the host goes back.
+ */
+function showUndo(game) {
+  const why = $("rated").checked ? "not at a rated table"
+    : choice("series") !== "single" ? "not in a series: each game counts"
+    : game === "bughouse" ? "not in Bughouse: the other board has moved on"
+    : "";
+  $("undo").disabled = Boolean(why);
+  $("undo").checked = !why && undoWanted;
+  $("undo-note").textContent = `— ${why || "a player may ask to take back their last move (against the computer at once)"}`;
+}
 
 // Show only the chosen game's settings and the chosen time control's fields.
 function showChoices() {
@@ -41,6 +61,15 @@ function showChoices() {
   lastGame = game;
   const tc = choice("tc");
   for (const box of form.querySelectorAll(".tc-fields")) box.hidden = box.dataset.tc !== tc;
+  // Playing the computer: its strength, and what it takes.
+  const computer = choice("opponent") === "computer";
+  $("strength-fields").hidden = !computer;
+  $("computer-note").textContent = game === "bughouse"
+    ? "— it plays your partner and both opponents; you sit down at once"
+    : "— it takes the other seat and you sit down at once";
+  createButton.textContent = computer ? "Play the computer" : "Create table";
+  $("pause-fields").hidden = choice("series") === "single";
+  showUndo(game);
 }
 form.addEventListener("change", showChoices);
 showChoices();
@@ -64,6 +93,16 @@ function requestBody() {
     correspondence: { kind, days: number("co-days") },
   }[kind];
   settings.grace_seconds = number("grace");
+  // Play the computer: a bot in every seat but seat 0, which the page takes on arrival.
+  if (choice("opponent") === "computer") {
+    settings.bots = {};
+    for (let seat = 1; seat < (SEATS[game] || 2); seat += 1) settings.bots[seat] = choice("strength");
+  }
+  settings.series = choice("series");
+  if (settings.series !== "single") settings.series_pause_seconds = number("pause");
+  settings.next_first = choice("next_first");
+  settings.rated = $("rated").checked;
+  settings.undo = $("undo").checked;
   return { game, settings };
 }
 
@@ -99,17 +138,19 @@ function showError(error) {
 form.addEventListener("submit", async (event) => {
   event.preventDefault();
   clearErrors();
+  const body = requestBody();
   createButton.disabled = true;
   createButton.textContent = "Creating…";
   try {
     const response = await fetch("/api/tables", {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(requestBody()),
+      body: JSON.stringify(body),
     });
     const data = await response.json().catch(() => null);
     if (response.ok && data && data.url) {
-      location.assign(new URL(data.url, location.href).pathname);
+      // Against the computer, `#play` asks the table page to take the free seat at once.
+      location.assign(new URL(data.url, location.href).pathname + (body.settings.bots ? "#play" : ""));
       return;
     }
     // Refused: show the server's own explanation next to the field it names.
@@ -120,7 +161,7 @@ form.addEventListener("submit", async (event) => {
     createError.textContent = "Could not reach the server: " + err.message;
   }
   createButton.disabled = false;
-  createButton.textContent = "Create table";
+  showChoices(); // the button's label
 });
 
 // Join: take the id from "/t/{id}" in a pasted link, or the text itself.

@@ -1,10 +1,12 @@
-// The table page (web/table.html): state, connection, events, seats, clocks, status, chat
-// and actions. Each game's board is a module of its own under boards/; what the page shares
-// with a board is the `page` object below. See web/README.md.
+// The table page (web/table.html): state, connection, events, seats (and the computer's),
+// clocks, status, chat and actions. Each game's board is a module of its own under boards/;
+// series, rematches, "new game" and take-backs are series.js; what the page shares with them is
+// the `page` object below. See web/README.md.
 
 import { $, el, button } from "./dom.js";
 import { connectTable } from "./net.js";
-import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, turnNow, thinkMs } from "./clock.js";
+import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, restartTurn, turnNow, thinkMs } from "./clock.js";
+import { seriesPanel, formatText } from "./series.js";
 import { gomoku } from "./boards/gomoku.js";
 import { linesOfAction } from "./boards/loa.js";
 import { krux } from "./boards/krux.js";
@@ -14,7 +16,14 @@ import { generic } from "./boards/generic.js";
 // ================================================================ state
 const TOKEN_KEY = "spelbord.token";
 const NAME_KEY = "spelbord.name";
+const STRENGTH_KEY = "spelbord.botStrength";
 const tableId = decodeURIComponent(location.pathname.split("/")[2] || "");
+// "Play the computer" (the home page) opens `/t/{id}#play`: take the one free seat on arrival.
+// The fragment is dropped at once, so the address stays the table's shareable link.
+let autoSit = location.hash === "#play";
+if (location.hash) history.replaceState(null, "", location.pathname + location.search);
+const STRENGTHS = { easy: "Easy", medium: "Medium", hard: "Hard", random: "Beginner baseline" };
+let botStrength = localStorage.getItem(STRENGTH_KEY) in STRENGTHS ? localStorage.getItem(STRENGTH_KEY) : "easy";
 
 let token = localStorage.getItem(TOKEN_KEY); // this browser's secret player token
 let table = null;    // the table as last known: the snapshot, kept up to date by events
@@ -70,6 +79,7 @@ function handle(msg) {
       [token, mySeats] = [msg.token, msg.seats];
       clearTimeout(helloTimer);
       localStorage.setItem(TOKEN_KEY, token);
+      if (autoSit) sitInTheFreeSeat();
       return render();
     case "error":
       if (msg.ref === "hello" && msg.code === "bad_token") {
@@ -99,12 +109,15 @@ function handle(msg) {
   const seat = table.seats[msg.seat];
   switch (msg.type) {
     case "seated":
-      seat.player = { name: msg.name, connected: true, away_ms: null };
-      hello(); // learn whether the seat is ours
+      seat.player = { name: msg.name, connected: true, away_ms: null, ...(msg.bot ? { bot: msg.bot } : {}) };
+      if (!msg.bot) hello(); // learn whether the seat is ours
       break;
     case "stood":
       seat.player = null;
       mySeats = mySeats.filter((s) => s !== msg.seat);
+      // After a decided series a seat was left: the table waits for players again.
+      if (table.status === "finished") table.status = "waiting";
+      table.rematch_agreed = [];
       break;
     case "presence":
       if (seat && seat.player) {
@@ -117,7 +130,9 @@ function handle(msg) {
       Object.assign(table, {
         status: "playing", game_number: msg.game_number, seats: msg.seats, state: msg.state,
         to_move: msg.to_move, moves: [], draw_offer: null, draw_agreed: [], result: null, clocks: msg.clocks,
+        series: msg.series ?? null, ready: [], rematch_agreed: [], new_game_agreed: [], undo_agreed: [],
       });
+      seriesUi.setPause(null);
       setClocks(msg.clocks);
       clearAway();
       for (const s of msg.seats) setAway(s.seat, s.player);
@@ -139,6 +154,18 @@ function handle(msg) {
         table.draw_agreed = [];
       }
       if (premove && premove.seat === msg.seat) premove = null; // our premove was played
+      // A move ends a standing take-back or new-game request.
+      table.undo_agreed = [];
+      table.new_game_agreed = [];
+      break;
+    case "undone":
+      // Back to the position after the first `plies` moves, with the clocks as they were then.
+      table.moves = table.moves.slice(0, msg.plies);
+      Object.assign(table, { state: msg.state, to_move: msg.to_move, draw_offer: null, draw_agreed: [], undo_agreed: [], new_game_agreed: [] });
+      if ("clocks" in msg) setClocks(msg.clocks);
+      premove = null;
+      if (!replaying) restartTurn(table); // the seat to move decides again from now
+      log(`${isMine(msg.seat) ? "You" : playerName(msg.seat)} took back ${isMine(msg.seat) ? "your" : "their"} last move.`, "info");
       break;
     case "draw_offered":
       if (table.draw_offer == null) table.draw_offer = msg.seat;
@@ -150,11 +177,13 @@ function handle(msg) {
       log(`${playerName(msg.seat)} declined the draw.`, "info");
       break;
     case "game_over":
-      Object.assign(table, { status: "finished", result: msg.result, to_move: [], draw_offer: null, draw_agreed: [] });
+      Object.assign(table, { status: "finished", result: msg.result, to_move: [], draw_offer: null, draw_agreed: [], undo_agreed: [], new_game_agreed: [] });
+      if (msg.series) table.series = msg.series;
       if ("clocks" in msg) setClocks(msg.clocks);
       premove = null;
       break;
     case "chat": addChat(msg); break;
+    default: seriesUi.apply(msg); // series, rematches, new game, take-back requests
   }
   noteTurn(table, replaying);
   render();
@@ -163,6 +192,8 @@ function handle(msg) {
 function applySnapshot(msg) {
   [table, version, replaying] = [msg.table, msg.version, false];
   table.draw_agreed = table.draw_agreed || [];
+  for (const key of ["ready", "rematch_agreed", "new_game_agreed", "undo_agreed"]) table[key] = table[key] || [];
+  seriesUi.setPause(table.next_game_in_ms);
   setClocks(table.clocks);
   clearAway();
   for (const s of table.seats) setAway(s.seat, s.player);
@@ -182,13 +213,14 @@ function outOfStep() {
  * ask for the table's current snapshot over HTTP to set the timers right.
  */
 async function refreshTimers() {
-  if (!table || table.status !== "playing") return;
+  if (!table || (table.status !== "playing" && table.next_game_in_ms == null)) return;
   try {
     const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}`);
     if (!response.ok) return;
     const snap = await response.json();
     if (!table || snap.version !== version) return; // newer events are on their way with fresh clocks
     setClocks(snap.clocks);
+    seriesUi.setPause(snap.next_game_in_ms);
     for (const s of snap.seats) {
       if (table.seats[s.seat]) table.seats[s.seat].player = s.player;
       setAway(s.seat, s.player);
@@ -203,6 +235,9 @@ const roleOf = (seat) => (table.seats[seat] ? table.seats[seat].role : "?");
 const playerName = (seat) => (table.seats[seat] && table.seats[seat].player ? table.seats[seat].player.name : `seat ${seat}`);
 const who = (seat) => (isMine(seat) ? "You" : playerName(seat)) + ` (${roleOf(seat)})`;
 const playing = () => table && table.status === "playing";
+/** Whether seats may change: before a game, or once a series is decided (not during a series' pause). */
+const seatsOpen = () => table.status === "waiting" || (table.status === "finished" && (!table.series || table.series.decided));
+const isBot = (seat) => Boolean(table.seats[seat] && table.seats[seat].player && table.seats[seat].player.bot);
 /** The seat of ours that is to move, if any. */
 const myTurnSeat = () => (playing() ? mySeats.find((s) => table.to_move.includes(s)) : undefined);
 /** The seat we act for: the one to move, else our first. */
@@ -248,6 +283,7 @@ function resultText(result) {
     return `${winners} ${verb} — ${reason}.`;
   }
   if (result.outcome === "draw") return `Draw — ${reason}.`;
+  if (detail.rule === "new_game") return "The game was ended without a result for a new one.";
   if (detail.rule === "aborted_before_everyone_moved" && detail.seat != null) {
     return `The game was aborted — ${who(detail.seat)} left before everyone had moved.`;
   }
@@ -285,6 +321,7 @@ const page = {
 };
 const GAMES = { gomoku: gomoku(page), "lines-of-action": linesOfAction(page), krux: krux(page), bughouse: bughouse(page) };
 const GENERIC = generic(page);
+const seriesUi = seriesPanel(page);
 
 // ================================================================ rendering: the table
 const game = () => GAMES[table.game] || GENERIC;
@@ -310,12 +347,16 @@ function render() {
   $("settings").textContent = [
     g.settingsText ? g.settingsText(s) : "",
     timeControlText(s.time_control),
+    s.series && s.series !== "single" ? formatText(s.series).toLowerCase() : "",
     s.seating === "random" ? "seats by lot" : "chosen seats",
+    s.undo ? "take-backs allowed" : "",
     s.grace_seconds ? `${s.grace_seconds} s to reconnect` : "",
   ].filter(Boolean).join(" · ");
+  $("rated").hidden = !(table.rated ?? s.rated);
   renderSeats();
   renderStatus();
   renderControls();
+  seriesUi.render();
   g.update();
   tick(table);
   const seated = mySeats.length > 0;
@@ -343,6 +384,7 @@ function renderSeats() {
   const list = $("seats");
   list.replaceChildren();
   const waiting = table.status === "waiting";
+  const open = seatsOpen(); // seats may change (before a game, or after a decided series)
   const withClocks = timed(table);
   // Team games list the seats team by team, each under its heading.
   const groups = game().seatGroups ? game().seatGroups() : [{ label: null, seats: table.seats.map((s) => s.seat) }];
@@ -357,6 +399,12 @@ function renderSeats() {
       const nameLine = el("div", "name-line");
       nameLine.append(el("span", seat.player ? "name" : "name muted", seat.player ? seat.player.name : "Free seat"));
       if (isMine(seat.seat)) nameLine.append(el("span", "badge", "you"));
+      if (isBot(seat.seat)) {
+        // The computer's mark: a small screen drawn by CSS, and the word for screen readers.
+        const mark = el("span", "bot-mark", "computer");
+        mark.title = `The computer plays this seat (${STRENGTHS[seat.player.bot] || seat.player.bot})`;
+        nameLine.append(mark);
+      }
       if (/^[AB]-/.test(seat.role)) nameLine.append(el("span", "muted", seat.role)); // Bughouse: the role in words
       whoBox.append(nameLine);
       if (seat.player) {
@@ -376,15 +424,38 @@ function renderSeats() {
       if (waiting && !seat.player && mySeats.length === 0) {
         item.append(button("Sit here", `Sit here as ${seat.role}`, () => sit(seat.seat)));
       }
-      if (waiting && isMine(seat.seat)) {
-        item.append(button("Stand up", `Leave seat ${seat.role}`, () => send({ type: "stand", seat: seat.seat }), "secondary"));
+      if (open && isMine(seat.seat)) {
+        item.append(button(waiting ? "Stand up" : "Leave seat", `Leave seat ${seat.role}`, () => send({ type: "stand", seat: seat.seat }), "secondary"));
+      }
+      if (open && isBot(seat.seat) && mySeats.length > 0) {
+        item.append(button("Remove", `Take the computer out of seat ${seat.role}`, () => send({ type: "remove_bot", seat: seat.seat }), "secondary"));
       }
       list.append(item);
+      if (open && !seat.player && mySeats.length > 0) list.append(addBotRow(seat));
     }
   }
   $("name-row").hidden = !waiting || mySeats.length > 0; // a name is only needed to sit down
   const n = table.spectators;
   $("spectators").textContent = `${n} spectator${n === 1 ? "" : "s"} watching.`;
+}
+
+/** A free seat's "Add computer" control: the strength (remembered) and the button. */
+function addBotRow(seat) {
+  const row = el("li", "add-bot");
+  const select = el("select");
+  select.setAttribute("aria-label", `Strength of the computer for seat ${seat.role}`);
+  for (const [value, label] of Object.entries(STRENGTHS)) {
+    const option = el("option", "", label);
+    option.value = value;
+    select.append(option);
+  }
+  select.value = botStrength;
+  select.addEventListener("change", () => {
+    botStrength = select.value;
+    localStorage.setItem(STRENGTH_KEY, botStrength);
+  });
+  row.append(select, button("Add computer", `Add the computer in seat ${seat.role}`, () => send({ type: "add_bot", seat: seat.seat, strength: select.value }), "secondary"));
+  return row;
 }
 
 /** The line above the board: waiting, whose turn, or the result. */
@@ -396,7 +467,7 @@ function renderStatus() {
   if (table.status === "waiting") {
     const taken = table.seats.filter((s) => s.player).length;
     text = `Waiting for players — ${taken} of ${table.seats.length} seats taken.`;
-    if (mySeats.length) text += " Send the link to your opponent.";
+    if (mySeats.length) text += " Send the link to your opponent, or add the computer.";
     if (table.settings.seating === "random") text += " Who moves first is drawn by lot at the start.";
   } else if (playing() && g.statusText) {
     text = g.statusText();
@@ -444,6 +515,14 @@ function renderControls() {
 }
 
 // ================================================================ actions
+/** "Play the computer": once we know we hold no seat, take the one free seat. */
+function sitInTheFreeSeat() {
+  autoSit = false;
+  if (!table || mySeats.length > 0 || !seatsOpen()) return;
+  const free = table.seats.filter((s) => !s.player);
+  if (free.length === 1) sit(free[0].seat);
+}
+
 function sit(seat) {
   const name = $("name").value.trim();
   localStorage.setItem(NAME_KEY, name);
@@ -509,7 +588,7 @@ $("copy").addEventListener("click", async () => {
   setTimeout(() => { $("copy").textContent = "Copy link"; }, 1500);
 });
 
-setInterval(() => tick(table), 100);
+setInterval(() => { tick(table); if (table) seriesUi.tick(); }, 100);
 connection = connectTable(tableId, {
   resumeFrom: () => (table !== null ? { version, epoch: table.epoch } : null),
   connecting: (resuming) => { replaying = resuming; },

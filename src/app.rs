@@ -49,7 +49,8 @@ impl App {
             chat_max_chars: settings.limits.chat_max_chars,
             idle_after: std::time::Duration::from_secs(settings.limits.idle_table_seconds),
         };
-        let bots = BotPool::start(settings.bots.thread_count(), settings.bots.budgets());
+        let bots = BotPool::start(settings.bots.thread_count(), settings.bots.budgets())
+            .with_bughouse_pace(settings.bots.bughouse_pace_ms);
         let services = TableServices { limits, bots };
         let tables = Tables::new(store.clone(), services, shutdown.clone(), tracker.clone());
         match tables.restore_in_play().await {

@@ -59,6 +59,8 @@ pub struct BotSettings {
     pub easy_ms: u64,
     pub medium_ms: u64,
     pub hard_ms: u64,
+    /// Bughouse bots move no faster than this on a fresh clock.
+    pub bughouse_pace_ms: u64,
 }
 
 impl BotSettings {

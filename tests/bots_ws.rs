@@ -114,7 +114,13 @@ async fn a_person_plays_a_whole_game_against_a_bot_in_each_two_player_game() {
 
 #[tokio::test]
 async fn one_person_and_three_bots_play_bughouse_to_the_end() {
-    let app = spawn_app().await;
+    // Random bots would take many minutes at the normal pace: let them play at full speed.
+    let app = spawn_app_with(|settings| {
+        settings.limits.messages_per_second = 10_000;
+        settings.limits.message_burst = 10_000;
+        settings.bots.bughouse_pace_ms = 0;
+    })
+    .await;
     let bots = json!({"1": "random", "2": "random", "3": "random"});
     let (id, mut mirror) = table_with(&app, "bughouse", json!({"seating": "chosen", "bots": bots})).await;
     let mut person = app.client(&id).await;
@@ -307,4 +313,31 @@ async fn after_a_restart_the_bot_to_move_moves() {
         .await
         .unwrap();
     assert_eq!(stored, 1, "the bot's opening move is stored");
+}
+
+#[tokio::test]
+async fn bughouse_bots_keep_a_pace_a_person_can_follow() {
+    let app = spawn_app_with(|settings| settings.bots.bughouse_pace_ms = 300).await;
+    let bots = json!({"1": "random", "2": "random", "3": "random"});
+    let (id, _) = table_with(&app, "bughouse", json!({"seating": "chosen", "bots": bots})).await;
+    let mut person = app.client(&id).await;
+    person.hello().await;
+    person.sit(0, "Person").await;
+    person.until("game_started").await;
+    // Board B is two bots: each of their moves comes no sooner than 300 ms after the one
+    // before (random movers answer at once; the pace holds them).
+    let mut arrivals = Vec::new();
+    while arrivals.len() < 4 {
+        let moved = person.until("moved").await;
+        if moved["seat"] == 2 || moved["seat"] == 3 {
+            arrivals.push(std::time::Instant::now());
+        }
+    }
+    for pair in arrivals.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(
+            gap >= std::time::Duration::from_millis(290),
+            "a bot moved {gap:?} after the other"
+        );
+    }
 }

@@ -50,6 +50,9 @@ pub struct BotAnswer {
     pub queued: Duration,
 }
 
+/// Bughouse bots' pace when the configuration sets none.
+pub const DEFAULT_BUGHOUSE_PACE_MS: u64 = 2_000;
+
 struct Job {
     search: Search,
     reply: mpsc::UnboundedSender<BotAnswer>,
@@ -62,6 +65,8 @@ pub struct BotPool {
     jobs: std_mpsc::Sender<Job>,
     budgets: Budgets,
     threads: usize,
+    /// Bughouse bots move no faster than this (scaled by their clock).
+    pace_ms: u64,
 }
 
 impl std::fmt::Debug for BotPool {
@@ -86,7 +91,22 @@ impl BotPool {
                 tracing::error!(error = %err, "could not start a bot search thread");
             }
         }
-        BotPool { jobs, budgets, threads }
+        BotPool {
+            jobs,
+            budgets,
+            threads,
+            pace_ms: DEFAULT_BUGHOUSE_PACE_MS,
+        }
+    }
+
+    /// Sets how fast Bughouse bots may move at most (`bots.bughouse_pace_ms`).
+    pub fn with_bughouse_pace(self, pace_ms: u64) -> BotPool {
+        BotPool { pace_ms, ..self }
+    }
+
+    /// The Bughouse pace, in milliseconds.
+    pub fn pace_ms(&self) -> u64 {
+        self.pace_ms
     }
 
     pub fn budgets(&self) -> Budgets {

@@ -12,6 +12,12 @@
 //!
 //! Think time comes from [`crate::bots::budget`]: the strength's budget at an untimed
 //! table, less when the bot's own clock asks for it.
+//!
+//! Pace: in Bughouse a bot never moves sooner than a pace computed like a budget from
+//! `bots.bughouse_pace_ms` and its own clock (2 s on a fresh 3-minute clock, less as it
+//! runs down). Without it two bots on the other board would play hundreds of moves in the
+//! time a person makes one. An answer that is ready early is held until then (its clock
+//! runs meanwhile), and is played if it is still legal when released.
 
 use std::time::Duration;
 
@@ -24,7 +30,7 @@ use super::TableActor;
 use crate::bots::budget::{self, think_time};
 use crate::bots::pool::{BotAnswer, Search};
 use crate::bots::{Context, Decision, Strength};
-use crate::games::{EndReason, Outcome, Seat};
+use crate::games::{EndReason, GameKind, Outcome, Seat};
 use crate::protocol::ErrorCode;
 use crate::table::time_control::TimeControl;
 
@@ -41,8 +47,11 @@ pub(super) struct Stamp {
 pub(super) struct Thinking {
     ticket: u64,
     stamp: Stamp,
-    /// The bot already thought again once for this move.
+    /// The bot already thought again once for this move (or its answer was held for the
+    /// pace): a stale answer is now played if it is still legal.
     redone: bool,
+    /// Not before this instant may the answer be played (Bughouse's pace).
+    not_before: Option<Instant>,
 }
 
 /// The bot seats' state at a table.
@@ -100,12 +109,22 @@ impl TableActor {
             {
                 continue;
             }
-            self.think(seat, false);
+            let not_before = self.pace(seat);
+            self.think(seat, false, not_before);
         }
     }
 
+    /// When a bot that starts thinking now may move at the earliest (Bughouse only).
+    fn pace(&self, seat: Seat) -> Option<Instant> {
+        if self.settings.kind() != GameKind::Bughouse {
+            return None;
+        }
+        let pace = Duration::from_millis(self.bots.pace_ms());
+        Some(Instant::now() + think_time(pace, self.bot_clock(seat)))
+    }
+
     /// Hands the position to the search threads for `seat`.
-    fn think(&mut self, seat: Seat, redone: bool) {
+    fn think(&mut self, seat: Seat, redone: bool, not_before: Option<Instant>) {
         let (Some(stamp), Some(strength)) = (self.stamp(), self.seats.bot(seat)) else {
             return;
         };
@@ -115,7 +134,12 @@ impl TableActor {
         self.bot_seats.next_ticket += 1;
         let ticket = self.bot_seats.next_ticket;
         if let Some(slot) = self.bot_seats.thinking.get_mut(usize::from(seat)) {
-            *slot = Some(Thinking { ticket, stamp, redone });
+            *slot = Some(Thinking {
+                ticket,
+                stamp,
+                redone,
+                not_before,
+            });
         }
         let search = Search {
             game,
@@ -134,7 +158,22 @@ impl TableActor {
         let now = Instant::now();
         let clocks = self.current.as_ref().and_then(|current| current.clocks.as_ref());
         let control = self.settings.time_control;
-        let clock = match (clocks, control) {
+        let clock = self.bot_clock(seat);
+        let seat_count = u8::try_from(self.seats.count()).unwrap_or(u8::MAX);
+        Context {
+            deadline: std::time::Instant::now() + think_time(base, clock),
+            seed: rand::random(),
+            clocks: clocks.map(|clocks| (0..seat_count).map(|s| clocks.remaining(s, now)).collect()),
+            increment: control.increment(),
+        }
+    }
+
+    /// The bot's own clock, as the budget reads it.
+    fn bot_clock(&self, seat: Seat) -> budget::Clock {
+        let now = Instant::now();
+        let clocks = self.current.as_ref().and_then(|current| current.clocks.as_ref());
+        let control = self.settings.time_control;
+        match (clocks, control) {
             (None, _) | (_, TimeControl::None | TimeControl::Correspondence { .. }) => budget::Clock::None,
             (Some(clocks), TimeControl::PerMove { .. }) => budget::Clock::Move {
                 remaining: clocks.remaining(seat, now),
@@ -143,13 +182,6 @@ impl TableActor {
                 remaining: clocks.remaining(seat, now),
                 increment: control.increment(),
             },
-        };
-        let seat_count = u8::try_from(self.seats.count()).unwrap_or(u8::MAX);
-        Context {
-            deadline: std::time::Instant::now() + think_time(base, clock),
-            seed: rand::random(),
-            clocks: clocks.map(|clocks| (0..seat_count).map(|s| clocks.remaining(s, now)).collect()),
-            increment: control.increment(),
         }
     }
 
@@ -161,6 +193,24 @@ impl TableActor {
         };
         if thinking.ticket != answer.ticket {
             return; // An answer to a search the table has forgotten.
+        }
+        let fresh = self.stamp() == Some(thinking.stamp);
+        if let Some(at) = thinking.not_before.filter(|at| *at > Instant::now())
+            && (fresh || thinking.redone)
+        {
+            // Early: hold the answer until the pace allows it (then play it if legal).
+            if let Some(slot) = self.bot_seats.thinking.get_mut(index) {
+                *slot = Some(Thinking {
+                    redone: true,
+                    ..thinking
+                });
+            }
+            let reply = self.bot_reply.clone();
+            tokio::spawn(async move {
+                tokio::time::sleep_until(at).await;
+                let _ = reply.send(answer);
+            });
+            return;
         }
         if let Some(slot) = self.bot_seats.thinking.get_mut(index) {
             *slot = None;
@@ -176,9 +226,9 @@ impl TableActor {
         if answer.queued > SLOW_QUEUE {
             tracing::warn!(table = %self.id, seat, queued = ?answer.queued, "a bot search waited long for a thread");
         }
-        let stale = self.stamp() != Some(thinking.stamp);
+        let stale = !fresh;
         if stale && !thinking.redone {
-            self.think(seat, true);
+            self.think(seat, true, thinking.not_before);
             return;
         }
         match answer.decision {
@@ -208,9 +258,9 @@ impl TableActor {
             Ok(()) => {}
             Err(refusal) if refusal.code == ErrorCode::StorageUnavailable => {
                 // Nothing changed; think again (the store may be back by then).
-                self.think(seat, true);
+                self.think(seat, true, None);
             }
-            Err(_) if stale => self.think(seat, true),
+            Err(_) if stale => self.think(seat, true, None),
             Err(refusal) => {
                 tracing::error!(table = %self.id, seat, %payload, message = %refusal.message, "a bot chose a move the rules refuse");
                 self.play_random(seat).await;

@@ -134,6 +134,13 @@ impl TableActor {
 
     /// Ends the game in progress with `outcome`: clocks stopped, stored first, then announced.
     pub(super) async fn end_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
+        self.close_game(outcome).await?;
+        self.after_game_over();
+        Ok(())
+    }
+
+    /// [`Self::end_game`] without what follows it (the series' end or its pause).
+    pub(super) async fn close_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
         let current = self.playing()?;
         let now = Instant::now();
         let mut clocks = current.clocks.clone();
@@ -172,7 +179,6 @@ impl TableActor {
             clocks: clock_view,
             series: series_view,
         });
-        self.after_game_over();
         Ok(())
     }
 

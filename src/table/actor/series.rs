@@ -182,8 +182,7 @@ impl TableActor {
         }
     }
 
-    /// Starts a new series with the same players (a rematch, or a new game at a casual
-    /// table).
+    /// Starts a new series with the same players (a rematch).
     async fn start_rematch(&mut self) -> Result<(), Refusal> {
         let (seats, _) = self.next_seating();
         let start = self
@@ -305,8 +304,12 @@ impl TableActor {
                 reason: EndReason::Aborted,
                 detail: json!({"rule": "new_game"}),
             };
-            self.end_game(aborted).await?;
-            return self.start_rematch().await;
+            // The aborted game counts for nothing: the (single-game) series goes on with
+            // its next game, at once.
+            self.close_game(aborted).await?;
+            self.interlude = Interlude::default();
+            self.start_next_game().await;
+            return Ok(());
         }
         if let Some(current) = self.current.as_mut() {
             current.new_game_agreed = agreed.clone();

@@ -44,7 +44,7 @@ use search::{Config, MATE_BOUND};
 const EASY_NOISE: i32 = 60;
 
 /// Kept back from the deadline for answering.
-const ANSWER_MARGIN: Duration = Duration::from_millis(2);
+const ANSWER_MARGIN: Duration = Duration::from_millis(5);
 
 impl Bot for Bughouse {
     fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<Self::Move> {

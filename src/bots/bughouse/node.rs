@@ -223,8 +223,36 @@ impl Node {
             Move::EnPassant { .. } | Move::Castle { .. } => {}
         }
         next.chess.play_unchecked(m);
-        next.hash = hash_of(&next.chess, &next.pockets);
+        next.hash = self
+            .updated_hash(m)
+            .unwrap_or_else(|| hash_of(&next.chess, &next.pockets));
         next
+    }
+
+    /// The hash after `m`, updated from this one for the common moves (piece moves that
+    /// touch no castling right and make no en passant square, and drops), `None` for the
+    /// others (computed from scratch then).
+    fn updated_hash(&self, m: Move) -> Option<u64> {
+        if self.chess.maybe_ep_square().is_some() {
+            return None;
+        }
+        match m {
+            Move::Put { role, to } => {
+                let us = self.turn();
+                let count = self.pockets[us][role];
+                let mut hash = Zobrist64(self.hash);
+                hash ^= Zobrist64::zobrist_for_white_turn();
+                hash ^= Zobrist64::zobrist_for_piece(to, role.of(us));
+                hash ^= Zobrist64::zobrist_for_pocket(us, role, count);
+                hash ^= Zobrist64::zobrist_for_pocket(us, role, count.saturating_sub(1));
+                Some(hash.0)
+            }
+            Move::Normal { .. } => self
+                .chess
+                .update_zobrist_hash(Zobrist64(self.hash), m, EnPassantMode::Legal)
+                .map(|hash| hash.0),
+            Move::EnPassant { .. } | Move::Castle { .. } => None,
+        }
     }
 
     /// The node with the turn passed (a null move), or `None` when in check.
@@ -336,6 +364,24 @@ mod tests {
         assert!(!rook.is_bughouse_mate());
         let knight = node("6rk/5Npp/8/8/8/8/8/6K1[] b - - 0 1");
         assert!(knight.is_bughouse_mate());
+    }
+
+    #[test]
+    fn updated_hashes_equal_hashes_from_scratch() {
+        let mut n = node("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R[QNPbpp] w KQkq - 0 1");
+        let mut seed = 7u64;
+        for _ in 0..300 {
+            let moves = n.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            seed = seed
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let m = moves[(seed >> 33) as usize % moves.len()];
+            n = n.play(m, &no_travel());
+            assert_eq!(n.hash(), hash_of(&n.chess, &n.pockets), "after {m:?}");
+        }
     }
 
     #[test]

@@ -200,7 +200,7 @@ impl<'a> Searcher<'a> {
 
     fn tick(&mut self) -> bool {
         self.nodes += 1;
-        if self.nodes.is_multiple_of(1024) && Instant::now() >= self.deadline {
+        if self.nodes.is_multiple_of(256) && Instant::now() >= self.deadline {
             self.stopped = true;
         }
         self.stopped

@@ -202,3 +202,34 @@ fn accepts_no_draw() {
     let g = Bughouse::new(&Default::default());
     assert!(!g.accepts_draw(0, Strength::Hard));
 }
+
+/// Prints Hard's depth and speed on a few positions (a measurement, not a check):
+/// `cargo test --release --lib bots::bughouse::tests::hard_depth_report -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn hard_depth_report() {
+    let positions = [
+        START,
+        "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[] w KQkq - 0 1",
+        "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1[NPbp] w - - 0 1",
+        "r2q1rk1/ppp2ppp/2n5/3pp3/8/2PP1N2/PP3PPP/R2QR1K1[BNPPbnpp] w - - 0 1",
+    ];
+    for fen in positions {
+        let g = game(fen, START);
+        let root = Node::from_position(g.position(0)).expect("a position");
+        let cfg = config(&g, 0, Strength::Hard, clock::Plan::FULL);
+        let quick = tactics::quick_move(&root, &cfg.eval, &cfg.travel).expect("a move");
+        let started = Instant::now();
+        let end = started + Duration::from_millis(1_000);
+        let found = search::think(&root, &cfg, end, end, quick);
+        let seconds = started.elapsed().as_secs_f64();
+        eprintln!(
+            "{fen}: {} depth {} score {} nodes {} ({:.0} kn/s)",
+            found.best.to_uci(shakmaty::CastlingMode::Standard),
+            found.depth,
+            found.score,
+            found.nodes,
+            found.nodes as f64 / seconds / 1e3
+        );
+    }
+}

@@ -43,7 +43,7 @@ use search::{Config, MATE_BOUND};
 /// Easy's noise: up to this many centipawns either way on every root move.
 const EASY_NOISE: i32 = 60;
 
-/// Kept back from the deadline for answering.
+/// Kept back from the deadline for answering (and 2 % of the budget besides).
 const ANSWER_MARGIN: Duration = Duration::from_millis(5);
 
 impl Bot for Bughouse {
@@ -145,7 +145,7 @@ fn choose(game: &Bughouse, seat: Seat, root: &Node, strength: Strength, ctx: &Co
         return Some(quick);
     }
     let granted = ctx.deadline.saturating_duration_since(start);
-    let budget = (granted * plan.budget_pct / 100).saturating_sub(ANSWER_MARGIN);
+    let budget = (granted * plan.budget_pct / 100).saturating_sub(ANSWER_MARGIN + granted / 50);
     let deadline = start + budget;
     let soft = start + budget / 2;
     match strength {

@@ -179,7 +179,8 @@ impl Node {
 
     /// Whether the side to move is mated by the bughouse rule (the full test).
     pub fn is_bughouse_mate(&self) -> bool {
-        self.is_check() && self.legal_moves().is_empty() && self.stuck_is_mate()
+        // The blockable-check test first: it is cheap and settles most checks.
+        self.is_check() && self.stuck_is_mate() && self.legal_moves().is_empty()
     }
 
     /// The role a captured piece travels as when `m` is played (a promoted piece as a pawn).

@@ -34,8 +34,9 @@ const MAX_PLY: usize = 64;
 /// The deepest quiescence goes.
 const MAX_QPLY: u32 = 8;
 
-/// The cost of waiting in a check that a dropped piece could block, with nothing to drop.
-const STUCK_IN_CHECK: i32 = 300;
+/// The cost of waiting in a check that a dropped piece could block, with nothing to drop:
+/// the clock runs until the partner sends a piece (not a loss: the rules wait).
+const STUCK_IN_CHECK: i32 = 150;
 
 /// The cost of waiting without being in check (no move, no drop).
 const STUCK: i32 = 60;

@@ -213,12 +213,15 @@ fn hard_depth_report() {
         "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[] w KQkq - 0 1",
         "r1bq1rk1/ppp2ppp/2np1n2/2b1p3/2B1P3/2NP1N2/PPP2PPP/R1BQ1RK1[NPbp] w - - 0 1",
         "r2q1rk1/ppp2ppp/2n5/3pp3/8/2PP1N2/PP3PPP/R2QR1K1[BNPPbnpp] w - - 0 1",
+        "r4rk1/ppp2ppp/2n5/3p4/8/2P2N2/PP3PPP/R3R1K1[QRBNNPPPqbbnpp] w - - 0 1",
     ];
     for fen in positions {
         let g = game(fen, START);
         let root = Node::from_position(g.position(0)).expect("a position");
         let cfg = config(&g, 0, Strength::Hard, clock::Plan::FULL);
+        let started = Instant::now();
         let quick = tactics::quick_move(&root, &cfg.eval, &cfg.travel).expect("a move");
+        eprintln!("quick move in {:?}", started.elapsed());
         let started = Instant::now();
         let end = started + Duration::from_millis(1_000);
         let found = search::think(&root, &cfg, end, end, quick);

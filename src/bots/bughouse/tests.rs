@@ -150,12 +150,11 @@ fn hard_does_not_give_away_a_piece_that_mates_the_partner() {
 }
 
 /// Plays a whole game with `strengths` per seat and tiny budgets, checking every answer:
-/// a move must be legal, a wait only when there is no move. Returns the moves played.
-fn play_out(strengths: [Strength; 4], seed: u64, max_moves: u32) -> u32 {
+/// a move must be legal, a wait only when there is no move. Returns the finished game.
+fn play_out(strengths: [Strength; 4], seed: u64) -> Bughouse {
     let mut g = Bughouse::new(&Default::default());
     let mut rng = SmallRng::seed_from_u64(seed);
-    let mut moves = 0;
-    while g.outcome().is_none() && moves < max_moves {
+    while g.outcome().is_none() {
         let active: Vec<Seat> = g.active_seats().iter().collect();
         let mut waiting = 0;
         let first = rng.random_range(0..active.len());
@@ -170,7 +169,6 @@ fn play_out(strengths: [Strength; 4], seed: u64, max_moves: u32) -> u32 {
                     if let Err(err) = g.play(seat, &m) {
                         panic!("seat {seat} played the illegal {} ({})", m.uci, err.message);
                     }
-                    moves += 1;
                 }
                 Decision::Wait => {
                     assert!(g.legal_moves(seat).is_empty(), "seat {seat} waited with moves");
@@ -179,11 +177,10 @@ fn play_out(strengths: [Strength; 4], seed: u64, max_moves: u32) -> u32 {
                 Decision::Resign => panic!("seat {seat} resigned"),
             }
         }
-        if waiting == active.len() {
-            break;
-        }
+        // The rules end a game where both players to move are stuck.
+        assert!(waiting < active.len(), "everyone waits and the game runs");
     }
-    moves
+    g
 }
 
 #[test]
@@ -191,8 +188,9 @@ fn whole_games_against_random_have_no_illegal_move() {
     for (index, strength) in THINKING.into_iter().enumerate() {
         let r = Strength::Random;
         for (seed, seats) in [(1, [strength, r, r, strength]), (2, [r, strength, strength, r])] {
-            let moves = play_out(seats, seed + 10 * index as u64, 160);
-            assert!(moves > 0);
+            let g = play_out(seats, seed + 10 * index as u64);
+            let outcome = g.outcome().expect("the game ended");
+            assert!(g.total_moves() > 0 && outcome.reason != EndReason::Aborted);
         }
     }
 }

@@ -109,12 +109,12 @@ type Pockets = ByColor<ByRole<u8>>;
 // ------------------------------------------------------------------------ seats
 
 /// The board (0 = A, 1 = B) of a seat.
-fn board_of(seat: Seat) -> usize {
+pub fn board_of(seat: Seat) -> usize {
     usize::from(seat / 2)
 }
 
 /// The colour a seat plays.
-fn colour_of(seat: Seat) -> Color {
+pub fn colour_of(seat: Seat) -> Color {
     if seat.is_multiple_of(2) {
         Color::White
     } else {

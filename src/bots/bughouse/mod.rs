@@ -1,0 +1,172 @@
+//! The bughouse bot: plays one seat's board, seeing the whole game.
+//!
+//! Each strength searches its own board only ([`node`]: shakmaty's chess position plus
+//! the pockets, captured pieces leaving the board as they do in bughouse):
+//! - **Easy**: every move scored by a 2-ply search with material-only evaluation, plus
+//!   noise; a mate in one (drops included) is always taken and a mate in one against it
+//!   always seen ([`tactics`]).
+//! - **Medium**: iterative deepening to 3 plies with captures in quiescence, evaluation of
+//!   material and a simple king-safety count; no partner or clock awareness.
+//! - **Hard**: iterative deepening to the deadline ([`search`]: PVS, transposition table,
+//!   null move, late-move reductions, check extension, quiescence on captures and checks,
+//!   killers and history), the full evaluation ([`eval`]: pieces in hand valued apart,
+//!   king safety against drops), the partner board ([`partner`]: pieces that would mate
+//!   there at once are not given away) and the clocks ([`clock`]: behind on time it plays
+//!   faster and simpler).
+//!
+//! Every strength answers with the quick sound move of [`tactics`] when its deadline has
+//! already passed, and waits ([`Decision::Wait`]) when its seat has no legal move or drop.
+
+mod clock;
+mod eval;
+mod node;
+mod partner;
+mod search;
+mod tactics;
+mod tt;
+
+#[cfg(test)]
+mod tests;
+
+use std::time::{Duration, Instant};
+
+use rand::Rng;
+use shakmaty::{CastlingMode, Move, Position};
+
+use super::{Bot, Context, Decision, Strength, random_move};
+use crate::games::Seat;
+use crate::games::bughouse::{Bughouse, BughouseMove, board_of, colour_of};
+use eval::{Eval, Knowledge};
+use node::Node;
+use search::{Config, MATE_BOUND};
+
+/// Easy's noise: up to this many centipawns either way on every root move.
+const EASY_NOISE: i32 = 60;
+
+/// Kept back from the deadline for answering (and 2 % of the budget besides).
+const ANSWER_MARGIN: Duration = Duration::from_millis(5);
+
+impl Bot for Bughouse {
+    fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<Self::Move> {
+        if strength == Strength::Random {
+            return random_move(self, seat, ctx);
+        }
+        let Some(root) = root_node(self, seat) else {
+            // Not this seat's turn (the table never asks then), or a position the search
+            // cannot represent: any legal move, or wait when there is none.
+            return random_move(self, seat, ctx);
+        };
+        match choose(self, seat, &root, strength, ctx) {
+            Some(m) => Decision::Play(BughouseMove {
+                uci: m.to_uci(CastlingMode::Standard),
+            }),
+            None => Decision::Wait,
+        }
+    }
+
+    /// Never: the table asks only the humans at a Bughouse table to agree to a draw, so
+    /// this answer is not used, and a bot neither offers nor blocks draws there.
+    fn accepts_draw(&self, _seat: Seat, _strength: Strength) -> bool {
+        false
+    }
+}
+
+/// The search node of `seat`'s board, when it is that seat's turn.
+fn root_node(game: &Bughouse, seat: Seat) -> Option<Node> {
+    if seat > 3 {
+        return None;
+    }
+    let pos = game.position(board_of(seat));
+    if pos.turn() != colour_of(seat) {
+        return None;
+    }
+    Node::from_position(pos)
+}
+
+/// The search configuration of a strength.
+fn config(game: &Bughouse, seat: Seat, strength: Strength, plan: clock::Plan) -> Config {
+    match strength {
+        Strength::Random | Strength::Easy => Config {
+            eval: Eval {
+                knowledge: Knowledge::Material,
+                safety_pct: 100,
+            },
+            max_depth: 2,
+            quiet_checks: false,
+            killers: false,
+            reductions: false,
+            check_extension: false,
+            travel: partner::flat(0),
+        },
+        Strength::Medium => Config {
+            eval: Eval {
+                knowledge: Knowledge::Simple,
+                safety_pct: 100,
+            },
+            max_depth: 3,
+            quiet_checks: false,
+            killers: true,
+            reductions: false,
+            check_extension: false,
+            travel: partner::flat(0),
+        },
+        Strength::Hard => Config {
+            eval: Eval {
+                knowledge: Knowledge::Full,
+                safety_pct: plan.safety_pct,
+            },
+            max_depth: plan.depth_cap,
+            quiet_checks: true,
+            killers: true,
+            reductions: true,
+            check_extension: true,
+            travel: partner::travel(game, seat, 40),
+        },
+    }
+}
+
+/// The move `seat` plays at `strength`, `None` when it has none (it waits).
+fn choose(game: &Bughouse, seat: Seat, root: &Node, strength: Strength, ctx: &Context) -> Option<Move> {
+    let moves = root.legal_moves();
+    match moves.len() {
+        0 => return None,
+        1 => return moves.first().copied(),
+        _ => {}
+    }
+    let plan = if strength == Strength::Hard {
+        clock::plan(ctx.clocks.as_deref(), seat)
+    } else {
+        clock::Plan::FULL
+    };
+    let cfg = config(game, seat, strength, plan);
+    let quick = tactics::quick_move(root, &cfg.eval, &cfg.travel)?;
+    let start = Instant::now();
+    if start >= ctx.deadline || root.play(quick, &cfg.travel).is_bughouse_mate() {
+        return Some(quick);
+    }
+    let granted = ctx.deadline.saturating_duration_since(start);
+    let budget = (granted * plan.budget_pct / 100).saturating_sub(ANSWER_MARGIN + granted / 50);
+    let deadline = start + budget;
+    let soft = start + budget / 2;
+    match strength {
+        Strength::Easy => {
+            let Some(scores) = search::score_all(root, &cfg, cfg.max_depth, deadline) else {
+                return Some(quick);
+            };
+            let mut rng = ctx.rng();
+            scores
+                .into_iter()
+                .map(|(m, score)| {
+                    let noise = if score.abs() > MATE_BOUND {
+                        0
+                    } else {
+                        rng.random_range(-EASY_NOISE..=EASY_NOISE)
+                    };
+                    (m, score + noise)
+                })
+                .max_by_key(|&(_, score)| score)
+                .map(|(m, _)| m)
+        }
+        _ => Some(search::think(root, &cfg, soft, deadline, quick).best),
+    }
+}

@@ -17,24 +17,24 @@ use crate::games::Rules;
 
 /// How one complete turn can end: a position at the next turn boundary, or a won board.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-struct TurnEnd {
-    board: Board,
-    won: bool,
+pub(super) struct TurnEnd {
+    pub(super) board: Board,
+    pub(super) won: bool,
 }
 
 /// A depth-first search over the parts of the current turn, each intermediate state
 /// visited once.
-struct Explorer {
+pub(super) struct Explorer {
     visited: HashSet<State>,
     index: HashMap<TurnEnd, usize>,
-    ends: Vec<(Vec<Part>, TurnEnd)>,
+    pub(super) ends: Vec<(Vec<Part>, TurnEnd)>,
     path: Vec<Part>,
     stop_at_win: bool,
     won: bool,
 }
 
 impl Explorer {
-    fn run(start: State, stop_at_win: bool) -> Explorer {
+    pub(super) fn run(start: State, stop_at_win: bool) -> Explorer {
         let mut explorer = Explorer {
             visited: HashSet::new(),
             index: HashMap::new(),
@@ -56,7 +56,7 @@ impl Explorer {
                 return;
             }
             let mut next = *state;
-            let Ok(effect) = next.apply(part) else { continue };
+            let Some(effect) = next.try_apply(part) else { continue };
             self.path.push(part);
             match effect {
                 Effect::Continue => {

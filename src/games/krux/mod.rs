@@ -11,6 +11,7 @@
 //! - `notation.rs`: the one-line position notation.
 //! - `view.rs`: the public view.
 //! - `enumerate.rs`: turn enumeration, perft, and what bots ask of a turn.
+//! - `reach.rs`: the same enumeration, fast and without the parts, for searches.
 //!
 //! Decisions made here:
 //! - **Board.** 7 × 7, columns `a`–`g`, rows `1`–`7` (row 1 at the bottom), the hole on
@@ -119,6 +120,7 @@
 mod enumerate;
 mod notation;
 mod part;
+mod reach;
 mod square;
 #[cfg(test)]
 mod test_support;
@@ -134,6 +136,7 @@ use super::{EndReason, Outcome, Played, RuleError, Rules, Seat, SeatSet, Setting
 pub use enumerate::{perft, perft1, turn_outcomes, winning_turn};
 pub use notation::PositionError;
 pub use part::{KruxMove, Part};
+pub use reach::{can_win, next_positions};
 pub use square::Square;
 use square::name;
 use turn::{Effect, State, refuse};

@@ -221,3 +221,29 @@ pub(super) fn any_start() -> impl Strategy<Value = KruxPosition> {
         ),
     ]
 }
+
+/// A random valid position: six pieces on distinct squares off the hole, rings on pieces
+/// 1…k in a random order, and the piece in turn the rules allow.
+pub(super) fn random_position(state: &mut u64) -> KruxPosition {
+    let mut loc = [0u8; 6];
+    for piece in 0..6 {
+        loc[piece] = loop {
+            let square = (xorshift(state) % u64::from(CELLS)) as u8;
+            if square != HOLE_INDEX && !loc[..piece].contains(&square) {
+                break square;
+            }
+        };
+    }
+    let handed_out = (xorshift(state) % 4) as usize;
+    let mut rings = [None; 6];
+    let mut free = Ring::ALL.to_vec();
+    for ring in rings.iter_mut().take(handed_out) {
+        *ring = Some(free.remove((xorshift(state) % free.len() as u64) as usize));
+    }
+    let in_turn = if handed_out < 3 {
+        handed_out as u8
+    } else {
+        (xorshift(state) % 6) as u8
+    };
+    KruxPosition(Board { loc, rings, in_turn })
+}

@@ -38,6 +38,36 @@ pub(super) fn refuse<T>(rule: &'static str, message: String) -> Result<T, RuleEr
     Err(RuleError::new(rule, message))
 }
 
+/// How a refused part is reported: with the message players see ([`Explain`]), or bare
+/// ([`Quiet`]) for the enumeration, which tries many parts and never says why one fails.
+/// The message is built only when it is reported.
+pub(super) trait Report {
+    type Error;
+    fn fail<T>(rule: &'static str, message: impl FnOnce() -> String) -> Result<T, Self::Error>;
+}
+
+/// Refusals as [`RuleError`]s with their messages.
+pub(super) struct Explain;
+
+impl Report for Explain {
+    type Error = RuleError;
+
+    fn fail<T>(rule: &'static str, message: impl FnOnce() -> String) -> Result<T, RuleError> {
+        refuse(rule, message())
+    }
+}
+
+/// Refusals as `()`: no message is written.
+pub(super) struct Quiet;
+
+impl Report for Quiet {
+    type Error = ();
+
+    fn fail<T>(_rule: &'static str, _message: impl FnOnce() -> String) -> Result<T, ()> {
+        Err(())
+    }
+}
+
 impl State {
     pub(super) fn at_boundary(position: KruxPosition) -> State {
         State {
@@ -88,35 +118,44 @@ impl State {
 
     /// Validates `part` and applies it. On error nothing changed.
     pub(super) fn apply(&mut self, part: Part) -> Result<Effect, RuleError> {
+        self.apply_as::<Explain>(part)
+    }
+
+    /// [`State::apply`] without the refusal's message, for the enumeration, which tries
+    /// many parts and never shows why one is refused. The same rules, checked by the same
+    /// code.
+    pub(super) fn try_apply(&mut self, part: Part) -> Option<Effect> {
+        self.apply_as::<Quiet>(part).ok()
+    }
+
+    fn apply_as<R: Report>(&mut self, part: Part) -> Result<Effect, R::Error> {
         let n = self.mover_number();
         if self.board.ring_due() && !matches!(part, Part::Ring { .. }) {
-            let free: Vec<&str> = self.board.free_rings().map(Ring::name).collect();
-            return refuse(
-                "choose_ring",
+            return R::fail("choose_ring", || {
+                let free: Vec<&str> = self.board.free_rings().map(Ring::name).collect();
                 format!(
                     "piece {n} has its first turn and must first choose a ring ({})",
                     free.join(", ")
-                ),
-            );
+                )
+            });
         }
         let effect = match part {
-            Part::Ring { ring } => self.choose_ring(ring)?,
-            Part::Step { to } => self.step(to)?,
-            Part::Push { target } => self.push_or_pull(target, true)?,
-            Part::Pull { target } => self.push_or_pull(target, false)?,
-            Part::PickUp { target } => self.pick_up(target)?,
-            Part::SetDown { to } => self.set_down(to)?,
-            Part::Jump { to } => self.jump(to)?,
-            Part::Swap { target } => self.swap(target)?,
+            Part::Ring { ring } => self.choose_ring::<R>(ring)?,
+            Part::Step { to } => self.step::<R>(to)?,
+            Part::Push { target } => self.push_or_pull::<R>(target, true)?,
+            Part::Pull { target } => self.push_or_pull::<R>(target, false)?,
+            Part::PickUp { target } => self.pick_up::<R>(target)?,
+            Part::SetDown { to } => self.set_down::<R>(to)?,
+            Part::Jump { to } => self.jump::<R>(to)?,
+            Part::Swap { target } => self.swap::<R>(target)?,
             Part::End {} => {
                 if let Some(carried) = self.carrying {
-                    return refuse(
-                        "must_set_down",
+                    return R::fail("must_set_down", || {
                         format!(
                             "piece {n} is carrying piece {} and must set it down before the turn ends",
                             carried + 1
-                        ),
-                    );
+                        )
+                    });
                 }
                 self.end_turn();
                 return Ok(Effect::TurnOver);
@@ -133,56 +172,53 @@ impl State {
         Ok(effect)
     }
 
-    fn choose_ring(&mut self, ring: Ring) -> Result<Effect, RuleError> {
+    fn choose_ring<R: Report>(&mut self, ring: Ring) -> Result<Effect, R::Error> {
         let n = self.mover_number();
         if !self.board.ring_due() {
             let why = match self.board.rings[usize::from(self.mover())] {
                 Some(own) => format!("piece {n} already has the {} ring", own.name()),
                 None => "no ring is free".to_owned(),
             };
-            return refuse("no_ring_due", format!("no ring is due: {why}"));
+            return R::fail("no_ring_due", || format!("no ring is due: {why}"));
         }
         if let Some(holder) = self.board.rings.iter().position(|r| *r == Some(ring)) {
-            return refuse(
-                "ring_taken",
-                format!("the {} ring is already on piece {}", ring.name(), holder + 1),
-            );
+            return R::fail("ring_taken", || {
+                format!("the {} ring is already on piece {}", ring.name(), holder + 1)
+            });
         }
         self.board.rings[usize::from(self.mover())] = Some(ring);
         Ok(Effect::Continue)
     }
 
-    fn step(&mut self, to: Square) -> Result<Effect, RuleError> {
+    fn step<R: Report>(&mut self, to: Square) -> Result<Effect, R::Error> {
         let n = self.mover_number();
         if self.steps >= MAX_STEPS {
-            return refuse("no_steps_left", format!("piece {n} has used its {MAX_STEPS} steps"));
+            return R::fail("no_steps_left", || format!("piece {n} has used its {MAX_STEPS} steps"));
         }
         if let Some(pinner) = self.pinned_by() {
-            return refuse(
-                "pinned",
+            return R::fail("pinned", || {
                 format!(
                     "piece {n} is next to opponent piece {} on {} and may not step",
                     pinner + 1,
                     name(self.board.loc[usize::from(pinner)])
-                ),
-            );
+                )
+            });
         }
-        let to_index = on_board(to)?;
+        let to_index = on_board::<R>(to)?;
         let from = self.mover_square();
         if distance(from, to_index) != 1 {
-            return refuse(
-                "not_adjacent",
+            return R::fail("not_adjacent", || {
                 format!(
                     "{to} is not next to piece {n} on {}: a step goes one square orthogonally",
                     name(from)
-                ),
-            );
+                )
+            });
         }
         if to_index == HOLE_INDEX {
-            return refuse("into_hole", format!("piece {n} may not step into the hole"));
+            return R::fail("into_hole", || format!("piece {n} may not step into the hole"));
         }
         if let Some(other) = self.board.piece_at(to_index) {
-            return refuse("occupied", format!("{to} holds piece {}", other + 1));
+            return R::fail("occupied", || format!("{to} holds piece {}", other + 1));
         }
         self.board.loc[usize::from(self.mover())] = to_index;
         self.steps += 1;
@@ -191,79 +227,73 @@ impl State {
 
     /// The checks every action starts with: not while carrying, the right ring, an action
     /// left.
-    fn action_allowed(&self, kind: &str, ring: Option<Ring>) -> Result<(), RuleError> {
+    fn action_allowed<R: Report>(&self, kind: &str, ring: Option<Ring>) -> Result<(), R::Error> {
         let n = self.mover_number();
         if let Some(carried) = self.carrying {
-            return refuse(
-                "carrying",
+            return R::fail("carrying", || {
                 format!(
                     "piece {n} is carrying piece {}: no other action until it is set down",
                     carried + 1
-                ),
-            );
+                )
+            });
         }
         if let Some(ring) = ring
             && self.board.rings[usize::from(self.mover())] != Some(ring)
         {
-            return refuse(
-                "wrong_ring",
+            return R::fail("wrong_ring", || {
                 format!(
                     "{kind} needs the {} ring ({}), which piece {n} does not have",
                     ring.name(),
                     ring.power()
-                ),
-            );
+                )
+            });
         }
         if self.actions >= MAX_ACTIONS {
-            return refuse(
-                "no_actions_left",
-                format!("piece {n} has used its {MAX_ACTIONS} actions"),
-            );
+            return R::fail("no_actions_left", || {
+                format!("piece {n} has used its {MAX_ACTIONS} actions")
+            });
         }
         Ok(())
     }
 
     /// The piece on `target`, which must be another piece on the board.
-    fn target_piece(&self, target: Square) -> Result<(u8, u8), RuleError> {
-        let index = on_board(target)?;
+    fn target_piece<R: Report>(&self, target: Square) -> Result<(u8, u8), R::Error> {
+        let index = on_board::<R>(target)?;
         let Some(piece) = self.board.piece_at(index) else {
             let what = if index == HOLE_INDEX { "is the hole" } else { "is empty" };
-            return refuse("no_piece", format!("{target} {what}: there is no piece to act on"));
+            return R::fail("no_piece", || format!("{target} {what}: there is no piece to act on"));
         };
         if piece == self.mover() {
-            return refuse(
-                "self_target",
-                format!("{target} is piece {} itself, the piece in turn", piece + 1),
-            );
+            return R::fail("self_target", || {
+                format!("{target} is piece {} itself, the piece in turn", piece + 1)
+            });
         }
         Ok((piece, index))
     }
 
     /// The piece falls into the hole: refused for one's own piece, a win otherwise.
-    fn check_fall(&self, piece: u8, how: &str) -> Result<(), RuleError> {
+    fn check_fall<R: Report>(&self, piece: u8, how: &str) -> Result<(), R::Error> {
         if self.own(piece) {
-            return refuse(
-                "own_piece_into_hole",
-                format!("{how} would put piece {}, your own, into the hole", piece + 1),
-            );
+            return R::fail("own_piece_into_hole", || {
+                format!("{how} would put piece {}, your own, into the hole", piece + 1)
+            });
         }
         Ok(())
     }
 
-    fn push_or_pull(&mut self, target: Square, push: bool) -> Result<Effect, RuleError> {
+    fn push_or_pull<R: Report>(&mut self, target: Square, push: bool) -> Result<Effect, R::Error> {
         let kind = if push { "push" } else { "pull" };
-        self.action_allowed(kind, None)?;
+        self.action_allowed::<R>(kind, None)?;
         let n = self.mover_number();
-        let (piece, at) = self.target_piece(target)?;
+        let (piece, at) = self.target_piece::<R>(target)?;
         let from = self.mover_square();
         if col_of(from) != col_of(at) && row_of(from) != row_of(at) {
-            return refuse(
-                "not_in_line",
+            return R::fail("not_in_line", || {
                 format!(
                     "{target} is not in the same row or column as piece {n} on {}",
                     name(from)
-                ),
-            );
+                )
+            });
         }
         let towards = (
             (col_of(at) - col_of(from)).signum(),
@@ -272,15 +302,14 @@ impl State {
         let mut between = from;
         while let Some(next) = offset(between, towards).filter(|&next| next != at) {
             if let Some(blocker) = self.board.piece_at(next) {
-                return refuse(
-                    "blocked",
+                return R::fail("blocked", || {
                     format!(
                         "piece {} on {} stands between {} and {target}",
                         blocker + 1,
                         name(next),
                         name(from)
-                    ),
-                );
+                    )
+                });
             }
             between = next;
         }
@@ -306,10 +335,10 @@ impl State {
             } else {
                 "it is already next to the piece in turn"
             };
-            return refuse("no_effect", format!("{kind}ing {target} moves nothing: {why}"));
+            return R::fail("no_effect", || format!("{kind}ing {target} moves nothing: {why}"));
         }
         if end == HOLE_INDEX {
-            self.check_fall(piece, &format!("{kind}ing {target}"))?;
+            self.check_fall::<R>(piece, &format!("{kind}ing {target}"))?;
         }
         self.board.loc[usize::from(piece)] = end;
         self.actions += 1;
@@ -320,16 +349,15 @@ impl State {
         })
     }
 
-    fn pick_up(&mut self, target: Square) -> Result<Effect, RuleError> {
-        self.action_allowed("pick_up", Some(Ring::Blue))?;
+    fn pick_up<R: Report>(&mut self, target: Square) -> Result<Effect, R::Error> {
+        self.action_allowed::<R>("pick_up", Some(Ring::Blue))?;
         let n = self.mover_number();
-        let (piece, at) = self.target_piece(target)?;
+        let (piece, at) = self.target_piece::<R>(target)?;
         let from = self.mover_square();
         if distance(from, at) != 1 {
-            return refuse(
-                "not_adjacent",
-                format!("{target} is not next to piece {n} on {}", name(from)),
-            );
+            return R::fail("not_adjacent", || {
+                format!("{target} is not next to piece {n} on {}", name(from))
+            });
         }
         self.board.loc[usize::from(piece)] = CARRIED;
         self.carrying = Some(piece);
@@ -337,24 +365,23 @@ impl State {
         Ok(Effect::Continue)
     }
 
-    fn set_down(&mut self, to: Square) -> Result<Effect, RuleError> {
+    fn set_down<R: Report>(&mut self, to: Square) -> Result<Effect, R::Error> {
         let n = self.mover_number();
         let Some(carried) = self.carrying else {
-            return refuse("not_carrying", format!("piece {n} is not carrying a piece"));
+            return R::fail("not_carrying", || format!("piece {n} is not carrying a piece"));
         };
-        let to_index = on_board(to)?;
+        let to_index = on_board::<R>(to)?;
         let from = self.mover_square();
         if distance(from, to_index) != 1 {
-            return refuse(
-                "not_adjacent",
-                format!("{to} is not next to piece {n} on {}", name(from)),
-            );
+            return R::fail("not_adjacent", || {
+                format!("{to} is not next to piece {n} on {}", name(from))
+            });
         }
         if let Some(other) = self.board.piece_at(to_index) {
-            return refuse("occupied", format!("{to} holds piece {}", other + 1));
+            return R::fail("occupied", || format!("{to} holds piece {}", other + 1));
         }
         if to_index == HOLE_INDEX {
-            self.check_fall(carried, "setting it down on d4")?;
+            self.check_fall::<R>(carried, "setting it down on d4")?;
         }
         self.board.loc[usize::from(carried)] = to_index;
         self.carrying = None;
@@ -365,26 +392,25 @@ impl State {
         })
     }
 
-    fn jump(&mut self, to: Square) -> Result<Effect, RuleError> {
-        self.action_allowed("jump", Some(Ring::Green))?;
+    fn jump<R: Report>(&mut self, to: Square) -> Result<Effect, R::Error> {
+        self.action_allowed::<R>("jump", Some(Ring::Green))?;
         let n = self.mover_number();
-        let to_index = on_board(to)?;
+        let to_index = on_board::<R>(to)?;
         let from = self.mover_square();
         if distance(from, to_index) > JUMP_RANGE {
-            return refuse(
-                "too_far",
+            return R::fail("too_far", || {
                 format!(
                     "{to} is {} steps from {}; a jump reaches {JUMP_RANGE} at most",
                     distance(from, to_index),
                     name(from)
-                ),
-            );
+                )
+            });
         }
         if to_index == HOLE_INDEX {
-            return refuse("into_hole", format!("piece {n} may not jump into the hole"));
+            return R::fail("into_hole", || format!("piece {n} may not jump into the hole"));
         }
         if let Some(other) = self.board.piece_at(to_index).filter(|&p| p != self.mover()) {
-            return refuse("occupied", format!("{to} holds piece {}", other + 1));
+            return R::fail("occupied", || format!("{to} holds piece {}", other + 1));
         }
         // Every neighbour of the landing square moves one square directly away where that
         // square is on the board and empty (the jumper's old square counts as empty) or
@@ -405,14 +431,13 @@ impl State {
             }
         }
         if to_index == from && shoves.is_empty() {
-            return refuse(
-                "no_effect",
-                format!("jumping onto {to}, where piece {n} stands, shoves nothing"),
-            );
+            return R::fail("no_effect", || {
+                format!("jumping onto {to}, where piece {n} stands, shoves nothing")
+            });
         }
         for &(piece, beyond) in &shoves {
             if beyond == HOLE_INDEX {
-                self.check_fall(piece, &format!("the shove of jumping to {to}"))?;
+                self.check_fall::<R>(piece, &format!("the shove of jumping to {to}"))?;
             }
         }
         self.board.loc[usize::from(self.mover())] = to_index;
@@ -425,19 +450,18 @@ impl State {
         Ok(if won { Effect::Won } else { Effect::Continue })
     }
 
-    fn swap(&mut self, target: Square) -> Result<Effect, RuleError> {
-        self.action_allowed("swap", Some(Ring::Pink))?;
-        let (piece, at) = self.target_piece(target)?;
+    fn swap<R: Report>(&mut self, target: Square) -> Result<Effect, R::Error> {
+        self.action_allowed::<R>("swap", Some(Ring::Pink))?;
+        let (piece, at) = self.target_piece::<R>(target)?;
         let from = self.mover_square();
         if distance(from, at) > SWAP_RANGE {
-            return refuse(
-                "too_far",
+            return R::fail("too_far", || {
                 format!(
                     "{target} is {} steps from {}; a swap reaches {SWAP_RANGE} at most",
                     distance(from, at),
                     name(from)
-                ),
-            );
+                )
+            });
         }
         self.board.loc[usize::from(piece)] = from;
         self.board.loc[usize::from(self.mover())] = at;
@@ -446,8 +470,8 @@ impl State {
     }
 
     /// Every part worth trying now, in a fixed order: a superset of the legal parts (each
-    /// still goes through [`State::apply`]), pruned of the plainly refused ones so that the
-    /// enumeration seldom builds an error.
+    /// still goes through [`State::try_apply`]), pruned of the plainly refused ones so that
+    /// the enumeration tries few parts in vain.
     pub(super) fn candidates(&self, out: &mut Vec<Part>) {
         out.clear();
         if self.board.ring_due() {
@@ -508,16 +532,17 @@ impl State {
         self.candidates(&mut candidates);
         candidates.retain(|part| {
             let mut probe = *self;
-            probe.apply(*part).is_ok()
+            probe.try_apply(*part).is_some()
         });
         candidates
     }
 }
 
-fn on_board(square: Square) -> Result<u8, RuleError> {
-    square
-        .index()
-        .ok_or_else(|| RuleError::new("off_board", format!("{square} is off the 7 × 7 board (a-g, 1-7)")))
+fn on_board<R: Report>(square: Square) -> Result<u8, R::Error> {
+    match square.index() {
+        Some(index) => Ok(index),
+        None => R::fail("off_board", || format!("{square} is off the 7 × 7 board (a-g, 1-7)")),
+    }
 }
 
 #[cfg(test)]

@@ -322,6 +322,11 @@ impl KruxPosition {
     pub fn piece_in_turn(&self) -> u8 {
         self.0.in_turn + 1
     }
+
+    /// A 64-bit key, different for every position (for a search's transposition table).
+    pub fn key(&self) -> u64 {
+        reach::pack(&self.0)
+    }
 }
 
 impl Default for KruxPosition {
@@ -430,6 +435,12 @@ impl Krux {
     /// Turns played to their end.
     pub fn turns_completed(&self) -> u32 {
         self.turns_completed
+    }
+
+    /// How often `position` has occurred at a turn boundary so far (the start included);
+    /// its third occurrence draws.
+    pub fn occurrences(&self, position: &KruxPosition) -> u8 {
+        self.seen.get(position).copied().unwrap_or(0)
     }
 
     /// The number of the current turn (see the module doc).

@@ -25,7 +25,7 @@ use super::{Board, CARRIED, DIRECTIONS, HOLE_INDEX, KruxPosition, MAX_ACTIONS, M
 
 /// The position reached, packed: six 6-bit squares (`CARRIED` as 63), six 2-bit rings and
 /// the piece in turn.
-fn pack(board: &Board) -> u64 {
+pub(super) fn pack(board: &Board) -> u64 {
     let mut key = 0u64;
     for &loc in &board.loc {
         let square = if loc == CARRIED { 63 } else { loc & 63 };
@@ -459,6 +459,49 @@ mod tests {
             "{} without a win, {ends} ends: next_positions {listing:?}, can_win {:?}",
             quiet.len(),
             started.elapsed()
+        );
+    }
+
+    /// Timing on positions from random games, for profiling:
+    /// `cargo test --release -- --ignored reach_speed --nocapture`.
+    #[test]
+    #[ignore]
+    fn reach_speed() {
+        let mut state = 0x5eed_5eed_5eed_5eed;
+        let mut positions = Vec::new();
+        let mut out = Vec::new();
+        while positions.len() < 400 {
+            let mut position = KruxPosition::start();
+            for _ in 0..40 {
+                if next_positions(&position, &mut out) || out.is_empty() {
+                    break;
+                }
+                positions.push(position);
+                position = out[(xorshift(&mut state) % out.len() as u64) as usize];
+            }
+        }
+        let started = std::time::Instant::now();
+        let mut ends = 0;
+        for _ in 0..5 {
+            for position in &positions {
+                next_positions(position, &mut out);
+                ends += out.len();
+            }
+        }
+        let listing = started.elapsed() / 5;
+        let started = std::time::Instant::now();
+        let mut wins = 0;
+        for _ in 0..5 {
+            wins += positions.iter().filter(|p| can_win(p)).count();
+        }
+        let testing = started.elapsed() / 5;
+        println!(
+            "{} positions, {} ends, {} wins: next_positions {:?} each, can_win {:?} each",
+            positions.len(),
+            ends / 5,
+            wins / 5,
+            listing / positions.len() as u32,
+            testing / positions.len() as u32
         );
     }
 }

@@ -11,7 +11,7 @@
 //! - **Rings.** A ring is a power its side keeps for the rest of the game.
 //!
 //! Immediate wins are not the evaluation's business: the search asks the rules'
-//! `can_win` at every node. The simple evaluation of the medium bot weighs exposure only.
+//! `can_win` at every node. The simple evaluation (easy's) weighs exposure only.
 
 use crate::games::Seat;
 use crate::games::krux::{KruxPosition, Ring};

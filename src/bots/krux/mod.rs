@@ -5,8 +5,9 @@
 //! - **Easy**: takes a winning turn; otherwise keeps to the turns after which the
 //!   opponent's next piece cannot win at once (when there are any) and picks among them by
 //!   the simple evaluation plus a good deal of noise.
-//! - **Medium**: a one-turn search: every turn's safety (can the opponent then win at
-//!   once?) and its simple evaluation (how exposed each side's pieces are to the hole).
+//! - **Medium**: a narrow two-turn search: every turn one turn deep (its safety — can the
+//!   opponent then win at once? — and its full static value), then the best six against
+//!   every reply of the opponent.
 //! - **Hard**: alpha-beta over whole turns with iterative deepening, a transposition
 //!   table and move ordering ([`search`]), on the full evaluation ([`eval`]).
 //!

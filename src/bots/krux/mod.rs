@@ -31,7 +31,7 @@ use root::{Ending, Turn};
 use search::Limits;
 
 /// Kept back from the deadline for the answer's way out.
-const MARGIN: Duration = Duration::from_millis(10);
+const MARGIN: Duration = Duration::from_millis(20);
 
 /// How far each strength searches, in turns, and how wide (see [`Limits`]).
 const MEDIUM: (u8, usize, usize) = (2, 6, 0);

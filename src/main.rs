@@ -182,12 +182,13 @@ fn run_arena(kind: GameKind, spec: &MatchSpec) {
         100.0 * report.a_share()
     );
     println!(
-        "think per move: a mean {:.1} ms, p99 {:.1} ms; b mean {:.1} ms, p99 {:.1} ms; games lost on time: {}",
+        "think per move: a mean {:.1} ms, p99 {:.1} ms; b mean {:.1} ms, p99 {:.1} ms; games lost on time: {}; illegal answers: {}",
         ms(mean_a),
         ms(p99_a),
         ms(mean_b),
         ms(p99_b),
-        report.time_losses()
+        report.time_losses(),
+        report.illegal
     );
 }
 

@@ -62,6 +62,8 @@ pub struct Report {
     /// Every think of `a` and of `b`.
     pub think_a: Vec<Duration>,
     pub think_b: Vec<Duration>,
+    /// Answers the rules refused although the position had not changed (a bot's bug).
+    pub illegal: usize,
 }
 
 impl Report {
@@ -126,6 +128,7 @@ pub fn play_match(spec: &MatchSpec, mut progress: impl FnMut(u32, &GameRecord)) 
             .seed
             .wrapping_add(u64::from(number).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let played = play_game(spec, &strengths, seed);
+        report.illegal += played.illegal;
         for (seat, think) in played.thinks {
             if a_seats.contains(&seat) {
                 report.think_a.push(think);
@@ -148,12 +151,17 @@ struct Played {
     outcome: Outcome,
     plies: u32,
     thinks: Vec<(Seat, Duration)>,
+    /// Answers the rules refused although the position had not changed.
+    illegal: usize,
 }
 
 /// A seat's answer, and the simulated instant it lands.
 struct Pending {
     decision: Decision<Value>,
     lands: Duration,
+    /// Moves played when the bot decided: an answer the rules refuse although nothing
+    /// moved since is the bot's fault.
+    plies: u32,
 }
 
 /// One seat in the simulation.
@@ -182,12 +190,14 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
     let mut now = Duration::ZERO;
     let mut plies = 0u32;
     let mut thinks = Vec::new();
+    let mut illegal = 0;
     loop {
         if let Some(outcome) = game.outcome() {
             return Played {
                 outcome: outcome.clone(),
                 plies,
                 thinks,
+                illegal,
             };
         }
         if plies >= MAX_PLIES {
@@ -195,6 +205,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                 outcome: Outcome::draw(EndReason::MoveLimit),
                 plies,
                 thinks,
+                illegal,
             };
         }
         let active = game.active_seats();
@@ -236,6 +247,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                         sim.pending = Some(Pending {
                             decision,
                             lands: sim.thinking_since + think,
+                            plies,
                         })
                     }
                 }
@@ -268,6 +280,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                     },
                     plies,
                     thinks,
+                    illegal,
                 };
             }
         };
@@ -296,7 +309,13 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                     sim.waiting_at = None;
                 }
                 // The position changed under the answer: think again from now.
-                Err(_) => sims[usize::from(seat)].thinking_since = now,
+                Err(err) => {
+                    if pending.plies == plies {
+                        tracing::error!(%err, %payload, "a bot chose a move the rules refuse");
+                        illegal += 1;
+                    }
+                    sims[usize::from(seat)].thinking_since = now;
+                }
             },
             Decision::Resign => {
                 let team = spec.settings.team_of(seat);
@@ -368,6 +387,7 @@ mod tests {
                 assert_ne!(record.outcome.reason, EndReason::Aborted, "{kind:?}");
             }
             assert!(!report.think_a.is_empty() && !report.think_b.is_empty());
+            assert_eq!(report.illegal, 0, "{kind:?}");
         }
     }
 

@@ -144,6 +144,23 @@ impl Threat {
     /// How many classes there are.
     pub const COUNT: usize = 13;
 
+    /// Every class, weakest first.
+    pub const ALL: [Threat; 13] = [
+        Threat::None,
+        Threat::Flex2,
+        Threat::Block3,
+        Threat::Flex2x2,
+        Threat::Block3Plus,
+        Threat::Flex3,
+        Threat::Flex3Plus,
+        Threat::Flex3x2,
+        Threat::Block4,
+        Threat::Block4Plus,
+        Threat::Block4Flex3,
+        Threat::Flex4,
+        Threat::Five,
+    ];
+
     /// The class of the four line patterns through a square.
     pub fn of(patterns: [Pattern; 4]) -> Threat {
         let mut count = [0u8; 10];

@@ -43,6 +43,10 @@ pub struct Config {
 pub struct Found {
     pub best: Cell,
     pub score: i32,
+    /// The deepest iteration completed.
+    pub depth: i32,
+    /// Positions visited, VCF positions included.
+    pub nodes: u64,
 }
 
 /// One search over a board.
@@ -79,6 +83,8 @@ impl<'a> Search<'a> {
         let mut found = Found {
             best: *order.first()?,
             score: 0,
+            depth: 0,
+            nodes: 0,
         };
         for depth in 1..=self.config.max_depth.max(1) {
             let (best, score) = self.root(&order, depth);
@@ -89,10 +95,16 @@ impl<'a> Search<'a> {
                     found.best = best;
                     found.score = score;
                 }
+                found.nodes = self.nodes;
                 break;
             }
             let Some(best) = best else { break };
-            found = Found { best, score };
+            found = Found {
+                best,
+                score,
+                depth,
+                nodes: self.nodes,
+            };
             order.retain(|&c| c != best);
             order.insert(0, best);
             if score.abs() >= MATE_BOUND || Instant::now() >= soft_stop {
@@ -234,11 +246,11 @@ impl<'a> Search<'a> {
     }
 
     /// Counts `nodes` more visited; whether the search must stop (the clock is read once
-    /// every 1024 nodes).
+    /// every 256 nodes).
     fn tick(&mut self, nodes: u64) -> bool {
         let before = self.nodes;
         self.nodes += nodes;
-        if before >> 10 != self.nodes >> 10 && Instant::now() >= self.deadline {
+        if before >> 8 != self.nodes >> 8 && Instant::now() >= self.deadline {
             self.stopped = true;
         }
         self.stopped

@@ -28,7 +28,7 @@ pub struct Level {
 /// Medium: a shallow search, no VCF.
 pub const MEDIUM: Level = Level {
     search: Config {
-        max_depth: 4,
+        max_depth: 3,
         width: 10,
         leaf_vcf: None,
     },
@@ -41,7 +41,7 @@ pub const MEDIUM: Level = Level {
 pub const HARD: Level = Level {
     search: Config {
         max_depth: 30,
-        width: 14,
+        width: 10,
         leaf_vcf: Some(vcf::Limits { fours: 8, nodes: 400 }),
     },
     root_vcf: Some(vcf::Limits {
@@ -49,7 +49,7 @@ pub const HARD: Level = Level {
         nodes: 300_000,
     }),
     vcf_defence: true,
-    root_width: 30,
+    root_width: 16,
 };
 
 /// The share of the budget after which no new iteration starts.
@@ -71,7 +71,7 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
         return tactics::quick(board);
     }
     let budget = ctx.deadline - start;
-    let deadline = ctx.deadline - (budget / 20).min(Duration::from_millis(10));
+    let deadline = ctx.deadline - (budget / 10).min(Duration::from_millis(20));
     let soft_stop = start + budget.mul_f64(SOFT_SHARE);
     let vcf_deadline = start + budget.mul_f64(VCF_SHARE);
     let us = board.to_move();
@@ -123,5 +123,8 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
     roots.truncate(level.root_width);
     let found =
         tt::with_table(|table| Search::new(board, table, &mut cache, level.search, deadline).run(&roots, soft_stop));
+    if let Some(f) = found {
+        tracing::debug!(depth = f.depth, score = f.score, nodes = f.nodes, "gomoku search");
+    }
     found.map(|f| f.best).or_else(|| tactics::quick(board))
 }

@@ -291,6 +291,18 @@ impl Board {
         near
     }
 
+    /// Whether a stone lies on a square next to `cell` (diagonals included).
+    pub fn touches_stone(&self, cell: Cell) -> bool {
+        let size = self.size as i32;
+        let (col, row) = ((cell % self.size) as i32, (cell / self.size) as i32);
+        (-1..=1).any(|dr| {
+            (-1..=1).any(|dc| {
+                let (c, r) = (col + dc, row + dr);
+                (0..size).contains(&c) && (0..size).contains(&r) && self.stones[(r * size + c) as usize] != 0
+            })
+        })
+    }
+
     /// Places a stone of the side to move on the empty `cell`.
     pub fn play(&mut self, cell: Cell) {
         let side = self.to_move;

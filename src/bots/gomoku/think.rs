@@ -58,7 +58,7 @@ const SOFT_SHARE: f64 = 0.45;
 const VCF_SHARE: f64 = 0.2;
 
 /// The opening moves (stones on the board before them) that are picked at random among
-/// the nearly best, so that games differ.
+/// the nearly best squares next to a stone, so that games differ.
 const VARIED_OPENING: usize = 3;
 
 /// The move of a searching strength on `board` (`None` only on a full board).
@@ -91,7 +91,7 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
     {
         let close: Vec<Cell> = roots
             .iter()
-            .filter(|&&(_, score)| score * 10 >= top * 9)
+            .filter(|&&(cell, score)| score * 10 >= top * 9 && board.touches_stone(cell))
             .map(|&(cell, _)| cell)
             .collect();
         return close.get(ctx.rng().random_range(0..close.len().max(1))).copied();

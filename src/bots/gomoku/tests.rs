@@ -324,3 +324,19 @@ fn a_nearly_full_quiet_board_accepts_a_draw() {
         assert!(g.accepts_draw(seat, Strength::Hard), "seat {seat}");
     }
 }
+
+#[test]
+fn odd_board_sizes_do_not_trouble_it() {
+    // The rules clamp sizes to 1–26; the engine must cope with any of them.
+    for board_size in [1, 2, 5, 7, 26] {
+        let settings = GomokuSettings {
+            variant: Variant::Free,
+            board_size,
+            opening: Opening::Center,
+        };
+        for strength in THINKERS {
+            let game = play_out(&settings, [strength, Strength::Random], u64::from(board_size));
+            assert!(game.outcome().is_some(), "{strength:?} on {board_size}");
+        }
+    }
+}

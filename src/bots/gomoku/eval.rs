@@ -1,0 +1,86 @@
+//! The evaluation: what an empty square is worth to a side (from its line patterns), a
+//! position's static score (the sums of those values, and who holds the initiative), and
+//! the order in which a search tries moves (attack plus defence on the square, threats
+//! first).
+
+use super::board::{Board, Cell, Side};
+use super::pattern::{Pattern, Threat};
+
+/// The worth of one line pattern on an empty square, [`Pattern`] order.
+const LINE_VALUE: [i32; 10] = [0, 1, 3, 8, 20, 24, 60, 60, 200, 600];
+
+/// The worth of the threat class on an empty square, [`Threat`] order, on top of the lines:
+/// a small share, since most threats are answered the next move.
+const THREAT_VALUE: [i32; 13] = [0, 0, 0, 10, 10, 0, 20, 60, 0, 20, 100, 200, 400];
+
+/// The side to move's best threat, [`Threat`] order: it plays it next. A four-three or a
+/// double three wins unless the opponent has fours or an open three of its own
+/// ([`DEFENDED`] halves those).
+const INITIATIVE: [i32; 13] = [0, 10, 10, 40, 60, 120, 200, 1500, 60, 150, 2500, 0, 0];
+
+/// The opponent's best threat, [`Threat`] order: the side to move has one move to deal
+/// with it (an open three of theirs, `Flex4` here, costs a tempo at least).
+const PRESSURE: [i32; 13] = [0, 0, 0, 20, 30, 40, 80, 400, 30, 100, 600, 500, 0];
+
+/// What a stone of a side on an empty square with these patterns would be worth.
+pub fn square_value(patterns: [Pattern; 4], threat: Threat) -> i32 {
+    patterns.iter().map(|&p| LINE_VALUE[p as usize]).sum::<i32>() + THREAT_VALUE[threat as usize]
+}
+
+/// The strongest threat class `side` holds on some empty square.
+fn best_threat(board: &Board, side: Side) -> Threat {
+    Threat::ALL
+        .into_iter()
+        .rev()
+        .find(|&t| board.count(side, t) > 0)
+        .unwrap_or(Threat::None)
+}
+
+/// The static score for the side to move: the potential of its squares minus the
+/// opponent's, plus its initiative (its best threat, weaker when the opponent has fours
+/// or an open three to answer with), minus the pressure of the opponent's best threat.
+pub fn evaluate(board: &Board) -> i32 {
+    let us = board.to_move();
+    let them = 1 - us;
+    let ours = best_threat(board, us);
+    let theirs = best_threat(board, them);
+    let mut initiative = INITIATIVE[ours as usize];
+    if theirs >= Threat::Block4 || board.count(them, Threat::Flex4) > 0 {
+        initiative /= 2;
+    }
+    board.total(us) - board.total(them) + initiative - PRESSURE[theirs as usize]
+}
+
+/// The ordering bonus of a square for the side that plays it, by its own threat class.
+const ATTACK_ORDER: [i32; 13] = [0, 0, 0, 20, 30, 120, 160, 700, 60, 200, 1200, 3000, 10_000];
+/// The ordering bonus of a square by the opponent's threat class there (taking it away).
+const DEFENCE_ORDER: [i32; 13] = [0, 0, 0, 15, 20, 60, 100, 500, 40, 120, 900, 2000, 8_000];
+
+/// How promising `cell` looks for `side` to play: its own value plus most of the
+/// opponent's (taking the square away from them), and its threats either way.
+pub fn move_score(board: &Board, cell: Cell, side: Side) -> i32 {
+    let them = 1 - side;
+    board.value(cell, side) * 4
+        + board.value(cell, them) * 3
+        + ATTACK_ORDER[board.threat(cell, side) as usize]
+        + DEFENCE_ORDER[board.threat(cell, them) as usize]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stronger_patterns_are_worth_more() {
+        assert!(LINE_VALUE.windows(2).all(|w| w[0] <= w[1]));
+        let three = square_value(
+            [Pattern::F3, Pattern::Dead, Pattern::Dead, Pattern::Dead],
+            Threat::Flex3,
+        );
+        let four = square_value(
+            [Pattern::F4, Pattern::Dead, Pattern::Dead, Pattern::Dead],
+            Threat::Flex4,
+        );
+        assert!(four > three);
+    }
+}

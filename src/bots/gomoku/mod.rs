@@ -1,0 +1,65 @@
+//! The gomoku bot.
+//!
+//! - [`pattern`]: line patterns and threat classes, from lazily filled tables.
+//! - [`board`]: the engine's board, its patterns updated incrementally, Zobrist hash.
+//! - [`eval`]: square values, the static evaluation and move ordering.
+//! - [`vcf`]: victory by continuous fours.
+//! - [`search`]: negamax PVS with iterative deepening.
+//! - [`tt`]: the transposition table.
+//! - [`tactics`]: forced moves and the static judgements (lost, dead drawn).
+//! - [`easy`] and [`think`]: how each strength picks its move.
+//!
+//! Random plays a uniformly random legal move. Easy looks one ply ahead with noise but
+//! never misses a five, a block of a five or of an open three. Medium searches a few plies
+//! without VCF. Hard searches deeper, with VCF at the root, at the leaves and in defence.
+//! See `docs/bots/gomoku.md`.
+
+mod board;
+mod easy;
+mod eval;
+mod pattern;
+mod search;
+mod tactics;
+mod think;
+mod tt;
+mod vcf;
+
+#[cfg(test)]
+mod tests;
+
+use board::Board;
+
+use super::{Bot, Context, Decision, Strength, random_move};
+use crate::games::gomoku::{Gomoku, GomokuMove};
+use crate::games::{Rules, Seat};
+
+impl Bot for Gomoku {
+    fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<GomokuMove> {
+        let legal = self.legal_moves(seat);
+        if strength == Strength::Random || legal.len() <= 1 {
+            return random_move(self, seat, ctx);
+        }
+        let mut board = Board::from_game(self);
+        if board.to_move() != usize::from(seat) {
+            board.pass();
+        }
+        let cell = match strength {
+            Strength::Random | Strength::Easy => easy::choose(&board, &mut ctx.rng()),
+            Strength::Medium => think::choose(&mut board, &think::MEDIUM, ctx),
+            Strength::Hard => think::choose(&mut board, &think::HARD, ctx),
+        };
+        match cell.map(|c| GomokuMove { at: board.square(c) }) {
+            Some(mv) if legal.contains(&mv) => Decision::Play(mv),
+            // Never expected: the engine only picks empty squares of this board.
+            _ => random_move(self, seat, ctx),
+        }
+    }
+
+    fn accepts_draw(&self, seat: Seat, _strength: Strength) -> bool {
+        if self.to_move().is_none() {
+            return false;
+        }
+        let board = Board::from_game(self);
+        tactics::clearly_lost(&board, usize::from(seat)) || tactics::dead_drawn(&board)
+    }
+}

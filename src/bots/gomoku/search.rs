@@ -1,0 +1,346 @@
+//! The alpha-beta search of Medium and Hard: negamax with principal-variation search,
+//! iterative deepening, a transposition table, killer moves and late-move reductions.
+//!
+//! Every node first looks at the threats on the board: a five of the side to move wins, a
+//! five of the opponent must be blocked (the only move, searched without using depth), two
+//! of them lose, and an open four or double four of the side to move wins when the
+//! opponent has no five to answer with. When the opponent threatens an open four (an open
+//! three, or crossing closed threes), only the squares that stop it and the side's own
+//! fours are tried. Elsewhere the candidates are the empty squares near stones, best
+//! first by their attack and defence value, and only the best few are searched. With VCF
+//! enabled (Hard) a leaf whose side to move can play a four first looks for a win by
+//! continuous fours.
+
+use std::time::Instant;
+
+use super::board::{Board, Cell};
+use super::eval;
+use super::pattern::Threat;
+use super::tt::{self, Bound, Tt};
+use super::vcf::{self, Cache};
+
+/// A win in `n` plies from the root scores `MATE - n`.
+pub const MATE: i32 = 30_000;
+/// Scores beyond this are wins or losses.
+pub const MATE_BOUND: i32 = 29_000;
+const INFINITY: i32 = 31_000;
+/// Nodes deeper than this are evaluated statically (forced sequences extend the search).
+const MAX_PLY: usize = 64;
+
+/// What a search knows and may do: the strengths differ here.
+#[derive(Debug, Clone, Copy)]
+pub struct Config {
+    /// The deepest iteration.
+    pub max_depth: i32,
+    /// How many of the best-ordered moves a node searches (the root searches all).
+    pub width: usize,
+    /// VCF at the leaves (fours per search, nodes per search), or none.
+    pub leaf_vcf: Option<vcf::Limits>,
+}
+
+/// The outcome of a search.
+#[derive(Debug, Clone, Copy)]
+pub struct Found {
+    pub best: Cell,
+    pub score: i32,
+    /// The deepest iteration completed.
+    pub depth: i32,
+    /// Positions visited, VCF positions included.
+    pub nodes: u64,
+}
+
+/// One search over a board.
+pub struct Search<'a> {
+    board: &'a mut Board,
+    tt: &'a mut Tt,
+    cache: &'a mut Cache,
+    config: Config,
+    deadline: Instant,
+    stopped: bool,
+    nodes: u64,
+    /// Two quiet moves per ply that caused cut-offs.
+    killers: Vec<[Option<Cell>; 2]>,
+}
+
+impl<'a> Search<'a> {
+    pub fn new(board: &'a mut Board, tt: &'a mut Tt, cache: &'a mut Cache, config: Config, deadline: Instant) -> Self {
+        Search {
+            board,
+            tt,
+            cache,
+            config,
+            deadline,
+            stopped: false,
+            nodes: 0,
+            killers: vec![[None; 2]; MAX_PLY + 2],
+        }
+    }
+
+    /// Iterative deepening over `roots` (tried in this order at first) until `max_depth`,
+    /// the deadline, or `soft_stop` before a new iteration. `None` when `roots` is empty.
+    pub fn run(&mut self, roots: &[Cell], soft_stop: Instant) -> Option<Found> {
+        let mut order: Vec<Cell> = roots.to_vec();
+        let mut found = Found {
+            best: *order.first()?,
+            score: 0,
+            depth: 0,
+            nodes: 0,
+        };
+        for depth in 1..=self.config.max_depth.max(1) {
+            let (best, score) = self.root(&order, depth);
+            if self.stopped {
+                // A move that beat the last iteration's choice (searched first) with a full
+                // window in this partial iteration is better at this depth.
+                if let Some(best) = best {
+                    found.best = best;
+                    found.score = score;
+                }
+                found.nodes = self.nodes;
+                break;
+            }
+            let Some(best) = best else { break };
+            found = Found {
+                best,
+                score,
+                depth,
+                nodes: self.nodes,
+            };
+            order.retain(|&c| c != best);
+            order.insert(0, best);
+            if score.abs() >= MATE_BOUND || Instant::now() >= soft_stop {
+                break;
+            }
+        }
+        Some(found)
+    }
+
+    fn root(&mut self, order: &[Cell], depth: i32) -> (Option<Cell>, i32) {
+        let mut alpha = -INFINITY;
+        let beta = INFINITY;
+        let mut best = None;
+        for (i, &cell) in order.iter().enumerate() {
+            self.board.play(cell);
+            let score = if i == 0 {
+                -self.node(depth - 1, -beta, -alpha, 1)
+            } else {
+                let s = -self.node(depth - 1, -alpha - 1, -alpha, 1);
+                if s > alpha && !self.stopped {
+                    -self.node(depth - 1, -beta, -alpha, 1)
+                } else {
+                    s
+                }
+            };
+            self.board.undo();
+            if self.stopped {
+                break;
+            }
+            if score > alpha {
+                alpha = score;
+                best = Some(cell);
+            }
+        }
+        (best, alpha)
+    }
+
+    fn node(&mut self, depth: i32, mut alpha: i32, mut beta: i32, ply: usize) -> i32 {
+        if self.tick(1) {
+            return 0;
+        }
+        let us = self.board.to_move();
+        let them = 1 - us;
+        let ply_score = ply as i32;
+        if self.board.count(us, Threat::Five) > 0 {
+            return MATE - ply_score - 1;
+        }
+        let their_fives = self.board.count(them, Threat::Five);
+        if their_fives >= 2 {
+            return -(MATE - ply_score - 2);
+        }
+        if their_fives == 0 && self.board.count(us, Threat::Flex4) > 0 {
+            return MATE - ply_score - 3;
+        }
+        if self.board.is_full() {
+            return 0;
+        }
+        if ply >= MAX_PLY {
+            return eval::evaluate(self.board);
+        }
+        // Mate-distance pruning: nothing here beats a quicker mate already found.
+        alpha = alpha.max(-(MATE - ply_score));
+        beta = beta.min(MATE - ply_score - 1);
+        if alpha >= beta {
+            return alpha;
+        }
+
+        let key = self.board.hash();
+        let mut tt_move = None;
+        if let Some(entry) = self.tt.probe(key) {
+            tt_move = Some(usize::from(entry.best)).filter(|&c| c < self.board.cells() && self.board.is_empty(c));
+            if i32::from(entry.depth) >= depth {
+                let score = tt::from_tt(i32::from(entry.score), ply, MATE_BOUND);
+                let cut = match entry.bound {
+                    Bound::Exact => true,
+                    Bound::Lower => score >= beta,
+                    Bound::Upper => score <= alpha,
+                };
+                if cut {
+                    return score;
+                }
+            }
+        }
+
+        let forced = self.board.five_cell(them).filter(|_| their_fives == 1);
+        let (moves, next_depth) = match forced {
+            Some(block) => (vec![block], depth),
+            None if depth <= 0 => return self.leaf(ply),
+            None => (self.moves(tt_move, ply), depth - 1),
+        };
+
+        let alpha_start = alpha;
+        let mut best_score = -INFINITY;
+        let mut best_move = None;
+        for (i, &cell) in moves.iter().enumerate() {
+            let quiet = self.board.threat(cell, us) < Threat::Flex3 && self.board.threat(cell, them) < Threat::Flex3;
+            self.board.play(cell);
+            let score = if i == 0 {
+                -self.node(next_depth, -beta, -alpha, ply + 1)
+            } else {
+                let reduction = i32::from(quiet && depth >= 3 && i >= 3);
+                let mut s = -self.node(next_depth - reduction, -alpha - 1, -alpha, ply + 1);
+                if s > alpha && reduction > 0 && !self.stopped {
+                    s = -self.node(next_depth, -alpha - 1, -alpha, ply + 1);
+                }
+                if s > alpha && s < beta && !self.stopped {
+                    s = -self.node(next_depth, -beta, -alpha, ply + 1);
+                }
+                s
+            };
+            self.board.undo();
+            if self.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                best_move = Some(cell);
+                if score > alpha {
+                    alpha = score;
+                    if alpha >= beta {
+                        if quiet {
+                            self.remember_killer(ply, cell);
+                        }
+                        break;
+                    }
+                }
+            }
+        }
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_score > alpha_start {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        self.tt
+            .store(key, best_move, tt::to_tt(best_score, ply, MATE_BOUND), depth, bound);
+        best_score
+    }
+
+    /// Counts `nodes` more visited; whether the search must stop (the clock is read once
+    /// every 256 nodes).
+    fn tick(&mut self, nodes: u64) -> bool {
+        let before = self.nodes;
+        self.nodes += nodes;
+        if before >> 8 != self.nodes >> 8 && Instant::now() >= self.deadline {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// A leaf: a VCF of the side to move if allowed and possible, else the evaluation.
+    fn leaf(&mut self, ply: usize) -> i32 {
+        let us = self.board.to_move();
+        if let Some(limits) = self.config.leaf_vcf
+            && self.board.count_from(us, Threat::Block4) > 0
+        {
+            let (win, nodes) = vcf::find_counted(self.board, self.cache, limits, self.deadline);
+            self.tick(nodes);
+            if let Some(win) = win {
+                return MATE - ply as i32 - win.plies as i32;
+            }
+        }
+        eval::evaluate(self.board)
+    }
+
+    /// The moves a node tries, best first, at most `width` of them.
+    fn moves(&self, tt_move: Option<Cell>, ply: usize) -> Vec<Cell> {
+        let mut scored = candidates(self.board);
+        let killers = self.killers[ply];
+        for (cell, score) in &mut scored {
+            if Some(*cell) == tt_move {
+                *score = i32::MAX;
+            } else if killers.contains(&Some(*cell)) {
+                *score += 200;
+            }
+        }
+        scored.sort_unstable_by_key(|&(_, score)| std::cmp::Reverse(score));
+        scored.truncate(self.config.width);
+        scored.into_iter().map(|(cell, _)| cell).collect()
+    }
+
+    fn remember_killer(&mut self, ply: usize, cell: Cell) {
+        let slot = &mut self.killers[ply];
+        if slot[0] != Some(cell) {
+            slot[1] = slot[0];
+            slot[0] = Some(cell);
+        }
+    }
+}
+
+/// The moves worth trying for the side to move, with their ordering scores (unsorted):
+/// when the opponent threatens an open four, only the squares that stop it and the side's
+/// own fours; otherwise every empty square near a stone.
+pub fn candidates(board: &Board) -> Vec<(Cell, i32)> {
+    let us = board.to_move();
+    let them = 1 - us;
+    let cells: Vec<Cell> = if board.count(them, Threat::Flex4) > 0 {
+        (0..board.cells())
+            .filter(|&c| board.is_empty(c) && (board.threat(c, us).is_four() || board.threat(c, them).is_four()))
+            .collect()
+    } else {
+        board.candidates()
+    };
+    cells.into_iter().map(|c| (c, eval::move_score(board, c, us))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::bots::gomoku::tt::with_table;
+    use crate::games::gomoku::Variant;
+
+    #[test]
+    fn defends_only_against_an_open_three() {
+        // O threatens an open four with G7 H7 I7; X has nothing.
+        let mut b = Board::with_stones(Variant::Free, &["A15", "C15"], &["G7", "H7", "I7"]);
+        let moves: Vec<Cell> = candidates(&b).into_iter().map(|(c, _)| c).collect();
+        for stop in ["F7", "J7"] {
+            assert!(moves.contains(&b.cell(stop.parse().expect("square"))), "{stop}");
+        }
+        assert!(moves.len() <= 6, "{moves:?}");
+        let config = Config {
+            max_depth: 3,
+            width: 10,
+            leaf_vcf: None,
+        };
+        let mut cache = Cache::new();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let found = with_table(|tt| {
+            let roots: Vec<Cell> = moves.clone();
+            Search::new(&mut b, tt, &mut cache, config, deadline).run(&roots, deadline)
+        })
+        .expect("a move");
+        assert!(moves.contains(&found.best));
+    }
+}

@@ -10,6 +10,9 @@
 
 use std::time::{Duration, Instant};
 
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+use rand::seq::IndexedRandom;
 use serde_json::Value;
 
 use super::budget::{self, think_time};
@@ -191,6 +194,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
     let mut plies = 0u32;
     let mut thinks = Vec::new();
     let mut illegal = 0;
+    let mut rng = SmallRng::seed_from_u64(seed);
     loop {
         if let Some(outcome) = game.outcome() {
             return Played {
@@ -298,25 +302,32 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
             continue;
         };
         match pending.decision {
-            Decision::Play(payload) => match game.play_json(seat, &payload) {
-                Ok(_) => {
+            Decision::Play(payload) => {
+                let played = match game.play_json(seat, &payload) {
+                    Ok(_) => true,
+                    // Nothing moved since the bot decided: the bot's bug. As a table does,
+                    // a random legal move instead, so the game goes on.
+                    Err(err) if pending.plies == plies => {
+                        tracing::error!(%err, %payload, "a bot chose a move the rules refuse");
+                        illegal += 1;
+                        let fallback = game.legal_moves_json(seat).choose(&mut rng).cloned();
+                        fallback.is_some_and(|mv| game.play_json(seat, &mv).is_ok())
+                    }
+                    // The position changed under the answer: think again from now.
+                    Err(_) => false,
+                };
+                let sim = &mut sims[usize::from(seat)];
+                if played {
                     plies += 1;
-                    let sim = &mut sims[usize::from(seat)];
                     if let (Some(clock), Some(began)) = (sim.clock, sim.turn_began) {
                         sim.clock = Some(clock.saturating_sub(now - began));
                     }
                     sim.turn_began = None;
                     sim.waiting_at = None;
+                } else {
+                    sim.thinking_since = now;
                 }
-                // The position changed under the answer: think again from now.
-                Err(err) => {
-                    if pending.plies == plies {
-                        tracing::error!(%err, %payload, "a bot chose a move the rules refuse");
-                        illegal += 1;
-                    }
-                    sims[usize::from(seat)].thinking_since = now;
-                }
-            },
+            }
             Decision::Resign => {
                 let team = spec.settings.team_of(seat);
                 let winners = (0..strengths.len())

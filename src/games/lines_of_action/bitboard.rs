@@ -120,9 +120,10 @@ pub(super) fn squares_of(bits: u64) -> impl Iterator<Item = Square> {
 /// Every square the piece on `from` may move to, `own` being its side's pieces and
 /// `opponent` the other side's: exactly N squares along each of the eight directions, N
 /// being the pieces on that whole line, never over an opponent's piece, never onto an own
-/// piece. `from` need not hold a piece of `own` (a bot may ask about either side).
-pub fn targets(from: Square, own: u64, opponent: u64) -> u64 {
-    let from = from.usize();
+/// piece. `from` is a square index below 64 (as a bit index of the bitboards); it need not
+/// hold a piece of `own` (a bot may ask about either side).
+pub fn targets(from: u32, own: u64, opponent: u64) -> u64 {
+    let from = (from & 63) as usize;
     let occupied = own | opponent | (1 << from);
     let targets = &TABLES.target[from];
     let between = &TABLES.between[from];

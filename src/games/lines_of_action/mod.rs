@@ -198,6 +198,12 @@ impl LinesOfAction {
         &self.moves
     }
 
+    /// The positions since the last capture (or the start), the current one last: the
+    /// only ones the repetition rule can still meet again (for bots).
+    pub fn recent_positions(&self) -> &[Position] {
+        &self.history
+    }
+
     /// The seat to move, `None` once the game is over.
     pub fn to_move(&self) -> Option<Seat> {
         match self.outcome {

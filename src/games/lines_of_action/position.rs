@@ -64,7 +64,7 @@ impl Position {
         out.clear();
         let (own, opponent) = self.own_and_opponent();
         for from in squares_of(own) {
-            for to in squares_of(targets(from, own, opponent)) {
+            for to in squares_of(targets(u32::from(from.index()), own, opponent)) {
                 out.push(LoaMove::Step { from, to });
             }
         }
@@ -77,7 +77,7 @@ impl Position {
     pub fn legal_move_count(&self) -> u64 {
         let (own, opponent) = self.own_and_opponent();
         let steps: u64 = squares_of(own)
-            .map(|from| u64::from(targets(from, own, opponent).count_ones()))
+            .map(|from| u64::from(targets(u32::from(from.index()), own, opponent).count_ones()))
             .sum();
         steps.max(1)
     }
@@ -85,7 +85,7 @@ impl Position {
     /// Whether the side to move has any move other than a pass.
     pub fn can_move(&self) -> bool {
         let (own, opponent) = self.own_and_opponent();
-        squares_of(own).any(|from| targets(from, own, opponent) != 0)
+        squares_of(own).any(|from| targets(u32::from(from.index()), own, opponent) != 0)
     }
 
     /// The position after `mv`, **unchecked**: `mv` must be legal here (see

@@ -1,8 +1,8 @@
 //! The static evaluation, from the side to move's point of view, in centi-units where a
 //! won game is far beyond reach ([`super::search::WIN`]).
 //!
-//! Two levels of knowledge. [`Knowledge::Simple`] (Easy, Medium) knows concentration and
-//! centralisation. [`Knowledge::Full`] (Hard) adds what the Lines of Action literature
+//! Two levels of knowledge. [`Knowledge::SIMPLE`] (Easy, Medium) knows concentration and
+//! centralisation. [`Knowledge::FULL`] (Hard) adds what the Lines of Action literature
 //! (Winands' MIA) found to matter:
 //! - **concentration**: the sum of the pieces' distances (king moves) to their centre of
 //!   mass, less the least such sum that many pieces can have, per piece;
@@ -21,13 +21,70 @@ use super::board::Board;
 use super::threats::groups;
 use crate::games::lines_of_action::bitboard::targets;
 
-/// How much the evaluation knows.
+/// How much the evaluation knows: a weight per feature (zero: not known).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Knowledge {
-    /// Concentration and centralisation only.
-    Simple,
-    /// Every feature of the module doc.
-    Full,
+pub struct Knowledge {
+    /// Per unit of distance surplus per piece (×100; subtracted).
+    pub concentration: i32,
+    /// Per unit of the centralisation table per piece.
+    pub centre: i32,
+    /// Per unit (half squares) of the centre of mass away from the middle (subtracted).
+    pub mass: i32,
+    /// Per quarter of Euler number above one (subtracted).
+    pub quads: i32,
+    /// Per group beyond the first (subtracted).
+    pub groups: i32,
+    /// Per touching pair per piece (×100).
+    pub pairs: i32,
+    /// Per move (captures count twice).
+    pub mobility: i32,
+    /// Per piece that cannot move (subtracted).
+    pub immobile: i32,
+    /// For having the move.
+    pub tempo: i32,
+}
+
+impl Knowledge {
+    /// Concentration and centralisation only (Easy, Medium).
+    pub const SIMPLE: Knowledge = Knowledge {
+        concentration: 120,
+        centre: 3,
+        mass: 0,
+        quads: 0,
+        groups: 0,
+        pairs: 0,
+        mobility: 0,
+        immobile: 0,
+        tempo: 0,
+    };
+
+    /// Every feature (Hard).
+    ///
+    /// The weights come from self-play at 50 ms a move (the `tune` bench): pairs,
+    /// mobility and the tempo each won against the simple evaluation, while the group
+    /// counts (quads, groups) and the centre of mass lost when weighed like concentration,
+    /// so they only nudge.
+    pub const FULL: Knowledge = Knowledge {
+        concentration: 120,
+        centre: 3,
+        mass: 1,
+        quads: 1,
+        groups: 1,
+        pairs: 24,
+        mobility: 2,
+        immobile: 2,
+        tempo: 12,
+    };
+
+    /// Whether anything beyond concentration and centralisation is weighed.
+    fn beyond_simple(&self) -> bool {
+        self.mass != 0
+            || self.quads != 0
+            || self.groups != 0
+            || self.pairs != 0
+            || self.mobility != 0
+            || self.immobile != 0
+    }
 }
 
 /// The least sum of distances to the centre of mass `n` pieces can have: up to 8
@@ -119,7 +176,7 @@ fn pairs(p: u64) -> i32 {
     (east.count_ones() + north.count_ones() + north_east.count_ones() + north_west.count_ones()) as i32
 }
 
-fn features(own: u64, opp: u64, knowledge: Knowledge) -> Features {
+fn features(own: u64, opp: u64, full: bool) -> Features {
     let mut f = Features {
         pieces: own.count_ones() as i32,
         ..Features::default()
@@ -144,7 +201,7 @@ fn features(own: u64, opp: u64, knowledge: Knowledge) -> Features {
         distance += (square / 8 - mass_row).abs().max((square % 8 - mass_col).abs());
     }
     f.surplus = distance - MIN_DISTANCE_SUM[(n as usize).min(12)];
-    if knowledge == Knowledge::Simple {
+    if !full {
         return f;
     }
     f.mass_offcentre = (2 * sum_row - 7 * n).abs().max((2 * sum_col - 7 * n).abs()) / n;
@@ -164,28 +221,24 @@ fn features(own: u64, opp: u64, knowledge: Knowledge) -> Features {
     f
 }
 
-/// One side's score under `knowledge`.
-fn score(f: &Features, knowledge: Knowledge) -> i32 {
+/// One side's score.
+fn score(f: &Features, k: &Knowledge) -> i32 {
     let n = f.pieces.max(1);
-    let simple = -(f.surplus * 120) / n + (f.centre * 3) / n;
-    if knowledge == Knowledge::Simple {
-        return simple;
-    }
-    simple - f.mass_offcentre * 6 - (f.euler4 - 4).max(0) * 10 - (f.groups - 1) * 20
-        + (f.pairs * 24) / n
-        + f.mobility * 2
-        - f.immobile * 12
+    -(f.surplus * k.concentration) / n + (f.centre * k.centre) / n
+        - f.mass_offcentre * k.mass
+        - (f.euler4 - 4).max(0) * k.quads
+        - (f.groups - 1).max(0) * k.groups
+        + (f.pairs * k.pairs) / n
+        + f.mobility * k.mobility
+        - f.immobile * k.immobile
 }
 
-/// The bonus for having the move (Full knowledge only).
-const TEMPO: i32 = 12;
-
 /// The evaluation of `board` for the side to move.
-pub fn evaluate(board: &Board, knowledge: Knowledge) -> i32 {
-    let mine = features(board.own(), board.opp(), knowledge);
-    let theirs = features(board.opp(), board.own(), knowledge);
-    let tempo = if knowledge == Knowledge::Full { TEMPO } else { 0 };
-    score(&mine, knowledge) - score(&theirs, knowledge) + tempo
+pub fn evaluate(board: &Board, knowledge: &Knowledge) -> i32 {
+    let full = knowledge.beyond_simple();
+    let mine = features(board.own(), board.opp(), full);
+    let theirs = features(board.opp(), board.own(), full);
+    score(&mine, knowledge) - score(&theirs, knowledge) + knowledge.tempo
 }
 
 #[cfg(test)]
@@ -217,16 +270,16 @@ mod tests {
         assert_eq!(pairs(bits(&["h1", "a2"])), 0, "no wrapping around the edge");
         assert_eq!(pairs(bits(&["a1", "h2"])), 0);
         let start = Board::new(&Position::START, Simultaneous::Draw);
-        assert_eq!(evaluate(&start, Knowledge::Simple), 0);
-        assert_eq!(evaluate(&start, Knowledge::Full), TEMPO);
+        assert_eq!(evaluate(&start, &Knowledge::SIMPLE), 0);
+        assert_eq!(evaluate(&start, &Knowledge::FULL), Knowledge::FULL.tempo);
     }
 
     #[test]
     fn a_compact_side_scores_better_than_a_scattered_one() {
-        let compact = features(bits(&["d4", "e4", "d5", "e5", "c4", "f5"]), 0, Knowledge::Full);
-        let scattered = features(bits(&["a1", "h8", "a8", "h1", "d4", "e5"]), 0, Knowledge::Full);
-        for knowledge in [Knowledge::Simple, Knowledge::Full] {
-            assert!(score(&compact, knowledge) > score(&scattered, knowledge) + 100);
+        let compact = features(bits(&["d4", "e4", "d5", "e5", "c4", "f5"]), 0, true);
+        let scattered = features(bits(&["a1", "h8", "a8", "h1", "d4", "e5"]), 0, true);
+        for knowledge in [Knowledge::SIMPLE, Knowledge::FULL] {
+            assert!(score(&compact, &knowledge) > score(&scattered, &knowledge) + 100);
         }
     }
 }

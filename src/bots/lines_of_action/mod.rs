@@ -33,7 +33,7 @@ use rand::Rng;
 
 use self::board::{Board, Mv, to_loa};
 use self::eval::{Knowledge, evaluate};
-use self::search::{Profile, best_move, margin};
+use self::search::{Profile, Task, best_move, margin};
 use self::threats::{RootMoves, can_win_now};
 use super::{Bot, Context, Decision, Strength, random_move};
 use crate::games::lines_of_action::{LinesOfAction, LoaMove, Side};
@@ -41,22 +41,28 @@ use crate::games::{Rules, Seat};
 
 /// Medium: a shallow search with the simple evaluation.
 const MEDIUM: Profile = Profile {
-    knowledge: Knowledge::Simple,
+    knowledge: Knowledge::SIMPLE,
     max_depth: 3,
     leaf_wins: false,
     threat_extensions: 0,
     killers: false,
     pvs: false,
+    null_move: false,
+    lmr: false,
+    noise: 8,
 };
 
 /// Hard: everything the engine has.
 const HARD: Profile = Profile {
-    knowledge: Knowledge::Full,
+    knowledge: Knowledge::FULL,
     max_depth: 64,
     leaf_wins: true,
     threat_extensions: 2,
     killers: true,
     pvs: true,
+    null_move: true,
+    lmr: true,
+    noise: 0,
 };
 
 /// Easy's noise: a uniform amount in `0..EASY_NOISE` added to each move's score.
@@ -73,7 +79,7 @@ const LONG_GAME: usize = 80;
 fn one_ply(board: &Board, moves: &[Mv], knowledge: Knowledge, mut noise: impl FnMut() -> i32) -> Option<Mv> {
     moves
         .iter()
-        .map(|&mv| (mv, -evaluate(&board.play(mv), knowledge) + noise()))
+        .map(|&mv| (mv, -evaluate(&board.play(mv), &knowledge) + noise()))
         .max_by_key(|&(_, score)| score)
         .map(|(mv, _)| mv)
 }
@@ -89,45 +95,73 @@ impl LinesOfAction {
     }
 }
 
+/// How a strength picks among the moves that neither win nor lose at once.
+#[derive(Debug, Clone, Copy)]
+pub enum Style {
+    /// The best by a one-ply look, plus a uniform noise in `0..noise`.
+    OnePly { knowledge: Knowledge, noise: i32 },
+    /// A search.
+    Search(Profile),
+}
+
+impl Style {
+    /// The style of a strength (Random has none: it plays any legal move).
+    pub fn of(strength: Strength) -> Style {
+        match strength {
+            Strength::Random | Strength::Easy => Style::OnePly {
+                knowledge: Knowledge::SIMPLE,
+                noise: EASY_NOISE,
+            },
+            Strength::Medium => Style::Search(MEDIUM),
+            Strength::Hard => Style::Search(HARD),
+        }
+    }
+}
+
+/// The move of the side to move in the running `game`, in `style`, by `ctx.deadline`.
+pub fn choose(game: &LinesOfAction, style: Style, ctx: &Context) -> LoaMove {
+    let started = Instant::now();
+    let rule = game.simultaneous();
+    let board = Board::new(game.board(), rule);
+    let roots = RootMoves::classify(&board, rule);
+    if let Some(mv) = roots.winning {
+        return to_loa(mv);
+    }
+    let candidates = roots.candidates();
+    let quick = || one_ply(&board, &candidates, Knowledge::SIMPLE, || 0);
+    let chosen = if candidates.len() <= 1 || ctx.out_of_time() {
+        quick()
+    } else {
+        match style {
+            Style::OnePly { knowledge, noise } => {
+                let mut rng = ctx.rng();
+                one_ply(&board, &candidates, knowledge, || rng.random_range(0..noise.max(1)))
+            }
+            Style::Search(profile) => {
+                let budget = ctx.deadline.saturating_duration_since(started);
+                let task = Task {
+                    board,
+                    candidates: &candidates,
+                    history: &game.recent_keys(),
+                    rule,
+                    deadline: ctx.deadline - margin(budget),
+                    seed: ctx.seed,
+                };
+                Some(tt::with_table(|table| best_move(&task, &profile, table)).mv)
+            }
+        }
+    };
+    // `candidates` is never empty (a side without a step has the pass), so neither is
+    // the choice; the pass is a safe fallback all the same.
+    chosen.map_or(LoaMove::Pass, to_loa)
+}
+
 impl Bot for LinesOfAction {
     fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<LoaMove> {
         if strength == Strength::Random || self.to_move() != Some(seat) {
             return random_move(self, seat, ctx);
         }
-        let started = Instant::now();
-        let rule = self.simultaneous();
-        let board = Board::new(self.board(), rule);
-        let roots = RootMoves::classify(&board, rule);
-        if let Some(mv) = roots.winning {
-            return Decision::Play(to_loa(mv));
-        }
-        let candidates = roots.candidates();
-        let quick = |knowledge| one_ply(&board, &candidates, knowledge, || 0);
-        let chosen = if candidates.len() <= 1 || ctx.out_of_time() {
-            quick(Knowledge::Simple)
-        } else {
-            match strength {
-                Strength::Random | Strength::Easy => {
-                    let mut rng = ctx.rng();
-                    one_ply(&board, &candidates, Knowledge::Simple, || {
-                        rng.random_range(0..EASY_NOISE)
-                    })
-                }
-                Strength::Medium | Strength::Hard => {
-                    let profile = if strength == Strength::Hard { HARD } else { MEDIUM };
-                    let budget = ctx.deadline.saturating_duration_since(started);
-                    let deadline = ctx.deadline - margin(budget);
-                    let keys = self.recent_keys();
-                    let found =
-                        tt::with_table(|table| best_move(&board, &candidates, &keys, rule, profile, table, deadline));
-                    Some(found.mv)
-                }
-            }
-        };
-        match chosen {
-            Some(mv) => Decision::Play(to_loa(mv)),
-            None => random_move(self, seat, ctx),
-        }
+        Decision::Play(choose(self, Style::of(strength), ctx))
     }
 
     fn accepts_draw(&self, seat: Seat, _strength: Strength) -> bool {
@@ -143,7 +177,7 @@ impl Bot for LinesOfAction {
             // The side to move wins on the spot: it declines, the other accepts.
             return !to_move;
         }
-        let eval = evaluate(&board, Knowledge::Full);
+        let eval = evaluate(&board, &Knowledge::FULL);
         let mine = if to_move { eval } else { -eval };
         let positions = self.recent_positions();
         let repeating = positions
@@ -156,3 +190,5 @@ impl Bot for LinesOfAction {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tune;

@@ -20,6 +20,10 @@ const WIN_BOUND: i32 = WIN - 1_000;
 const INFINITY: i32 = WIN + 1;
 /// The deepest ply the search goes (a guard; iterative deepening stops long before).
 const MAX_PLY: usize = 100;
+/// How much shallower a null move is searched (beyond its own ply).
+const NULL_REDUCTION: i32 = 2;
+/// Late-move reductions start with this move (0-based) of a node.
+const LMR_AFTER: usize = 3;
 /// How often (in nodes) the clock is read.
 const CLOCK_EVERY: u64 = 1_024;
 
@@ -38,6 +42,62 @@ pub struct Profile {
     pub killers: bool,
     /// Null-window searches after the first move (principal variation search).
     pub pvs: bool,
+    /// Null-move pruning (a pass searched with a reduced depth and a null window).
+    pub null_move: bool,
+    /// Late-move reductions: quiet moves late in the order are searched a ply shallower
+    /// first.
+    pub lmr: bool,
+    /// A pseudo-random amount in `-noise..=noise` added to every evaluation (fixed per
+    /// position and seed), to vary the games of a weaker strength.
+    pub noise: i32,
+}
+
+impl Profile {
+    /// A key that differs between profiles (and, for a noisy one, between seeds): mixed
+    /// into the transposition table's keys, so that one thread's table never hands one
+    /// strength's results to another.
+    fn salt(&self, seed: u64) -> u64 {
+        let k = &self.knowledge;
+        let numbers = [
+            k.concentration,
+            k.centre,
+            k.mass,
+            k.quads,
+            k.groups,
+            k.pairs,
+            k.mobility,
+            k.immobile,
+            k.tempo,
+            self.max_depth,
+            i32::from(self.leaf_wins),
+            self.threat_extensions,
+            i32::from(self.killers),
+            i32::from(self.pvs),
+            i32::from(self.null_move),
+            i32::from(self.lmr),
+            self.noise,
+        ];
+        let mut salt = if self.noise == 0 { 0 } else { mix(seed) };
+        for n in numbers {
+            salt = mix(salt ^ (n as u32 as u64));
+        }
+        salt
+    }
+}
+
+/// What to search.
+pub struct Task<'a> {
+    /// The root, a running position.
+    pub board: Board,
+    /// The root moves to consider (non-empty, all legal).
+    pub candidates: &'a [Mv],
+    /// The keys of the game's positions since the last capture, the root's last.
+    pub history: &'a [u64],
+    pub rule: Simultaneous,
+    /// Answer by then.
+    pub deadline: Instant,
+    /// Seeds the evaluation noise.
+    pub seed: u64,
 }
 
 /// The result of a search.
@@ -62,10 +122,15 @@ struct Frame {
     floor: usize,
     /// Threat extensions left on this line.
     ext: i32,
+    /// Whether a null move may be tried here (not right after another).
+    null_ok: bool,
 }
 
 struct Search<'a> {
     profile: Profile,
+    seed: u64,
+    /// Mixed into every key the table sees ([`Profile::salt`]).
+    salt: u64,
     rule: Simultaneous,
     table: &'a mut Table,
     deadline: Instant,
@@ -112,6 +177,13 @@ fn ended(after: After, ply: usize) -> Option<i32> {
     }
 }
 
+/// A 64-bit mix (splitmix64's finaliser), for the evaluation noise.
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
+}
+
 /// Centralisation of a destination, for ordering quiet moves.
 fn centrality(square: u32) -> i32 {
     let (col, row) = ((square % 8) as i32, (square / 8) as i32);
@@ -120,6 +192,16 @@ fn centrality(square: u32) -> i32 {
 }
 
 impl Search<'_> {
+    /// The evaluation plus the profile's noise.
+    fn evaluate(&self, board: &Board) -> i32 {
+        let score = evaluate(board, &self.profile.knowledge);
+        if self.profile.noise == 0 {
+            return score;
+        }
+        let span = (2 * self.profile.noise + 1) as u64;
+        score + (mix(board.hash ^ self.seed) % span) as i32 - self.profile.noise
+    }
+
     fn out_of_time(&mut self) -> bool {
         if !self.stopped && self.nodes.is_multiple_of(CLOCK_EVERY) && Instant::now() >= self.deadline {
             self.stopped = true;
@@ -183,6 +265,7 @@ impl Search<'_> {
                 ply: at.ply + 1,
                 floor,
                 ext: at.ext,
+                null_ok: true,
             };
             -self.negamax(&next, child, -window.1, -window.0)
         };
@@ -202,15 +285,14 @@ impl Search<'_> {
             mut ext,
             ..
         } = at;
-        let knowledge = self.profile.knowledge;
         if depth <= 0 || ply >= MAX_PLY - 1 {
             if !self.profile.leaf_wins || ply >= MAX_PLY - 1 {
-                return evaluate(board, knowledge);
+                return self.evaluate(board);
             }
             let stand = match best_connection(board, self.rule) {
                 Some((_, After::Won)) => return WIN - ply as i32 - 1,
-                Some(_) => evaluate(board, knowledge).max(0),
-                None => evaluate(board, knowledge),
+                Some(_) => self.evaluate(board).max(0),
+                None => self.evaluate(board),
             };
             if ext > 0 && opponent_threatens(board, self.rule) {
                 depth = 1;
@@ -221,7 +303,7 @@ impl Search<'_> {
         }
 
         let mut tt_move = NO_MOVE;
-        if let Some(entry) = self.table.probe(board.hash) {
+        if let Some(entry) = self.table.probe(board.hash ^ self.salt) {
             tt_move = entry.mv;
             if entry.depth >= depth {
                 let score = from_table(entry.score, ply);
@@ -236,18 +318,53 @@ impl Search<'_> {
             }
         }
 
+        if self.profile.null_move && at.null_ok && depth >= 3 && beta.abs() < WIN_BOUND {
+            // A pass that still fails high: the position is good enough to cut. A
+            // connection threat is no exception: the opponent's reply finds it.
+            let next = board.play(PASS);
+            self.keys.push(next.hash);
+            let child = Frame {
+                depth: depth - 1 - NULL_REDUCTION,
+                ply: ply + 1,
+                floor: self.keys.len() - 1,
+                ext,
+                null_ok: false,
+            };
+            let score = -self.negamax(&next, child, -beta, -beta + 1);
+            self.keys.pop();
+            if self.stopped {
+                return 0;
+            }
+            if score >= beta {
+                return beta;
+            }
+        }
+
         let mut list = board.moves();
         let moves = list.as_mut_slice();
         self.order(board, moves, tt_move, ply);
+        let killers = self.killers.get(ply).copied().unwrap_or([NO_MOVE; 2]);
         let original_alpha = alpha;
         let mut best = -INFINITY;
         let mut best_move = NO_MOVE;
         let here = Frame { depth, ext, ..at };
+        let reduced = Frame {
+            depth: depth - 1,
+            ..here
+        };
         for (i, &mv) in moves.iter().enumerate() {
             let score = if i == 0 || !self.profile.pvs {
                 self.score_move(board, mv, here, (alpha, beta))
             } else {
-                let probe = self.score_move(board, mv, here, (alpha, alpha + 1));
+                let quiet = !board.is_capture(mv) && mv != tt_move && !killers.contains(&mv);
+                let reduce = self.profile.lmr && i >= LMR_AFTER && depth >= 3 && quiet;
+                let mut probe = alpha + 1;
+                if reduce {
+                    probe = self.score_move(board, mv, reduced, (alpha, alpha + 1));
+                }
+                if probe > alpha && !self.stopped {
+                    probe = self.score_move(board, mv, here, (alpha, alpha + 1));
+                }
                 if probe > alpha && probe < beta && !self.stopped {
                     self.score_move(board, mv, here, (alpha, beta))
                 } else {
@@ -287,27 +404,30 @@ impl Search<'_> {
         };
         let stored_move = if bound == Bound::Upper { NO_MOVE } else { best_move };
         self.table
-            .store(board.hash, stored_move, to_table(best, ply), depth, bound);
+            .store(board.hash ^ self.salt, stored_move, to_table(best, ply), depth, bound);
         best
     }
 }
 
-/// Searches the root `board` over `candidates` (non-empty, every one legal) until
-/// `deadline`, starting no new iteration after `soft_deadline`. `history` holds the keys
-/// of the game's positions since the last capture, the root's last.
-pub fn best_move(
-    board: &Board,
-    candidates: &[Mv],
-    history: &[u64],
-    rule: Simultaneous,
-    profile: Profile,
-    table: &mut Table,
-    deadline: Instant,
-) -> Found {
+/// Searches `task` with `profile` until its deadline, starting no new iteration once
+/// 40 % of the time is gone.
+pub fn best_move(task: &Task, profile: &Profile, table: &mut Table) -> Found {
+    let Task {
+        board,
+        candidates,
+        history,
+        rule,
+        deadline,
+        seed,
+    } = *task;
+    let profile = *profile;
+    let board = &board;
     let started = Instant::now();
     let soft_deadline = started + deadline.saturating_duration_since(started).mul_f32(0.4);
     let mut search = Search {
         profile,
+        seed,
+        salt: profile.salt(seed),
         rule,
         table,
         deadline,
@@ -322,7 +442,7 @@ pub fn best_move(
         .iter()
         .map(|&mv| {
             let next = board.play(mv);
-            let score = ended(next.judge_last_move(rule), 0).unwrap_or_else(|| -evaluate(&next, profile.knowledge));
+            let score = ended(next.judge_last_move(rule), 0).unwrap_or_else(|| -search.evaluate(&next));
             (mv, score)
         })
         .collect();
@@ -345,6 +465,7 @@ pub fn best_move(
             ply: 0,
             floor: 0,
             ext: profile.threat_extensions,
+            null_ok: true,
         };
         for (i, entry) in order.iter_mut().enumerate() {
             let mv = entry.0;

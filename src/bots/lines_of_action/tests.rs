@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::board::{After, Board, from_loa, to_loa};
+use super::board::{After, Board, Mv, from_loa, to_loa};
 use super::threats::{RootMoves, can_win_now};
 use super::*;
 
@@ -228,4 +228,94 @@ fn draw_offers() {
     assert!(!g.accepts_draw(0, Strength::Hard));
     assert!(g.accepts_draw(1, Strength::Hard));
     assert!(!g.accepts_draw(7, Strength::Hard), "not a seat");
+}
+
+/// Prints Hard's depth and speed on a few positions: `cargo test --release --lib
+/// bots::lines_of_action::tests::speed -- --ignored --nocapture`.
+#[test]
+#[ignore]
+fn speed() {
+    use super::search::best_move;
+    for (text, ms) in [
+        (
+            ".bbbbbb.w......ww......ww......ww......ww......ww......w.bbbbbb. b",
+            1000,
+        ),
+        (
+            "..b.b.b.w...w.w.wb...b...b.w.w.w...b...ww...b...w......w.bb...b. b",
+            1000,
+        ),
+        (
+            "..b.b.b.w...w.w.wb...b...b.w.w.w...b...ww...b...w......w.bb...b. b",
+            100,
+        ),
+    ] {
+        let g = LinesOfAction::from_position(text).expect("valid");
+        let rule = g.simultaneous();
+        let board = Board::new(g.board(), rule);
+        let candidates = RootMoves::classify(&board, rule).candidates();
+        let started = Instant::now();
+        let task = super::search::Task {
+            board,
+            candidates: &candidates,
+            history: &[board.hash],
+            rule,
+            deadline: started + Duration::from_millis(ms),
+            seed: 0,
+        };
+        let found = tt::with_table(|table| best_move(&task, &HARD, table));
+        let took = started.elapsed();
+        println!(
+            "{ms} ms: depth {} nodes {} ({:.0} kn/s) score {} move {} in {took:?}",
+            found.depth,
+            found.nodes,
+            found.nodes as f64 / took.as_secs_f64() / 1e3,
+            found.score,
+            to_loa(found.mv)
+        );
+    }
+}
+
+/// Whether `mv` wins by force within three plies: every reply loses at once or allows a
+/// connecting move.
+fn forces_a_win(board: &Board, mv: Mv, rule: Simultaneous) -> bool {
+    let next = board.play(mv);
+    match next.judge_last_move(rule) {
+        After::Won => return true,
+        After::Lost | After::Drawn => return false,
+        After::Running => {}
+    }
+    next.moves().as_slice().iter().all(|&reply| {
+        let after = next.play(reply);
+        match after.judge_last_move(rule) {
+            After::Lost => true,
+            After::Won | After::Drawn => false,
+            After::Running => can_win_now(&after, rule),
+        }
+    })
+}
+
+/// Positions with exactly one move that wins by force in three plies (a double threat or
+/// an unstoppable one), found by random play from the start.
+const FORCED: [&str; 3] = [
+    ".b.bb...........b.b...bb....w....b......w...w....b...ww......... w",
+    "w.........w......w...b.....b..w.bw.bb....b....b..w....w.....w..w b",
+    "...w.......ww...........w....w..b.....ww.....b..w.b.b..w..w.b... b",
+];
+
+#[test]
+fn hard_finds_a_forced_connection_in_three_plies() {
+    for text in FORCED {
+        let g = LinesOfAction::from_position(text).expect("valid");
+        let rule = g.simultaneous();
+        let board = Board::new(g.board(), rule);
+        let roots = RootMoves::classify(&board, rule);
+        assert!(roots.winning.is_none(), "{text}: no win in one");
+        let forcing = roots.safe.iter().filter(|&&m| forces_a_win(&board, m, rule)).count();
+        assert_eq!(forcing, 1, "{text}: one forcing move among {}", roots.safe.len());
+        // The search stops as soon as it proves the win; the budget only guards a very
+        // slow machine.
+        let mv = chosen(&g, Strength::Hard, 3_000);
+        assert!(forces_a_win(&board, from_loa(mv), rule), "{text}: Hard played {mv}");
+    }
 }

@@ -75,6 +75,12 @@ const EQUAL: i32 = 25;
 /// "Long" for [`EQUAL`], in moves played.
 const LONG_GAME: usize = 80;
 
+/// Whether a draw is welcome to a side whose evaluation is `mine`: when it is clearly
+/// lost, or dead equal in a long game that has started to repeat itself.
+fn welcomes_draw(mine: i32, long_and_repeating: bool) -> bool {
+    mine <= LOST || (long_and_repeating && mine.abs() <= EQUAL)
+}
+
 /// The best of `moves` by a one-ply look with `knowledge`, plus `noise(mv)`.
 fn one_ply(board: &Board, moves: &[Mv], knowledge: Knowledge, mut noise: impl FnMut() -> i32) -> Option<Mv> {
     moves
@@ -184,7 +190,7 @@ impl Bot for LinesOfAction {
             .iter()
             .enumerate()
             .any(|(i, position)| positions[i + 1..].contains(position));
-        mine <= LOST || (mine.abs() <= EQUAL && repeating && self.moves().len() >= LONG_GAME)
+        welcomes_draw(mine, repeating && self.moves().len() >= LONG_GAME)
     }
 }
 

@@ -25,7 +25,7 @@ const NULL_REDUCTION: i32 = 2;
 /// Late-move reductions start with this move (0-based) of a node.
 const LMR_AFTER: usize = 3;
 /// How often (in nodes) the clock is read.
-const CLOCK_EVERY: u64 = 1_024;
+const CLOCK_EVERY: u64 = 256;
 
 /// What a strength's search may use.
 #[derive(Debug, Clone, Copy)]
@@ -511,7 +511,8 @@ pub fn best_move(task: &Task, profile: &Profile, table: &mut Table) -> Found {
     found
 }
 
-/// How long before the deadline a search stops, to answer in time on a busy machine.
+/// How long before the deadline a search stops, to answer in time on a busy machine (a
+/// thread may wait a few tens of milliseconds for a core there).
 pub fn margin(budget: Duration) -> Duration {
-    (budget / 10).min(Duration::from_millis(15))
+    (budget / 8).min(Duration::from_millis(40))
 }

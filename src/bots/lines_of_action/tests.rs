@@ -228,6 +228,31 @@ fn draw_offers() {
     assert!(!g.accepts_draw(0, Strength::Hard));
     assert!(g.accepts_draw(1, Strength::Hard));
     assert!(!g.accepts_draw(7, Strength::Hard), "not a seat");
+    // Black nearly connected in the middle, white scattered over the corners; white to
+    // move has no connection: white accepts, black declines.
+    let lopsided = game(
+        [
+            "w......w", // 8
+            "........", // 7
+            ".....b..", // 6
+            "...b....", // 5
+            ".w.bb...", // 4
+            "........", // 3
+            "........", // 2
+            "w......w", // 1
+        ],
+        'w',
+    );
+    assert!(lopsided.accepts_draw(1, Strength::Hard), "clearly lost");
+    assert!(!lopsided.accepts_draw(0, Strength::Hard), "clearly winning");
+}
+
+#[test]
+fn a_draw_is_welcome_when_lost_or_dead_equal_and_repeating() {
+    assert!(welcomes_draw(LOST - 1, false));
+    assert!(!welcomes_draw(0, false), "equal but fresh");
+    assert!(welcomes_draw(0, true), "equal, long and repeating");
+    assert!(!welcomes_draw(EQUAL + 50, true), "better, even if repeating");
 }
 
 /// Prints Hard's depth and speed on a few positions: `cargo test --release --lib

@@ -97,8 +97,8 @@ impl MoveList {
     }
 }
 
-/// splitmix64, for the Zobrist keys at compile time.
-const fn mix(mut x: u64) -> u64 {
+/// splitmix64: the Zobrist keys at compile time, and other pseudo-random keys.
+pub const fn mix(mut x: u64) -> u64 {
     x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
     x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -19,7 +19,7 @@
 
 use super::board::Board;
 use super::threats::groups;
-use crate::games::lines_of_action::bitboard::targets;
+use crate::games::lines_of_action::bitboard::{FILE_A, FILE_H, targets};
 
 /// How much the evaluation knows: a weight per feature (zero: not known).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -163,9 +163,6 @@ fn euler4(pieces: u64) -> i32 {
     let qd = (a & d & !b & !c) | (b & c & !a & !d);
     q1.count_ones() as i32 - q3.count_ones() as i32 - 2 * qd.count_ones() as i32
 }
-
-const FILE_A: u64 = 0x0101_0101_0101_0101;
-const FILE_H: u64 = 0x8080_8080_8080_8080;
 
 /// The number of touching pairs among `pieces`.
 fn pairs(p: u64) -> i32 {

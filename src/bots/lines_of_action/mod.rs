@@ -150,7 +150,7 @@ pub fn choose(game: &LinesOfAction, style: Style, ctx: &Context) -> LoaMove {
                     candidates: &candidates,
                     history: &game.recent_keys(),
                     rule,
-                    deadline: ctx.deadline - margin(budget),
+                    deadline: ctx.deadline.checked_sub(margin(budget)).unwrap_or(ctx.deadline),
                     seed: ctx.seed,
                 };
                 Some(tt::with_table(|table| best_move(&task, &profile, table)).mv)

@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::board::{After, Board, Mv, NO_MOVE, PASS, from_of, to_of};
+use super::board::{After, Board, Mv, NO_MOVE, PASS, from_of, mix, to_of};
 use super::eval::{Knowledge, evaluate};
 use super::threats::{best_connection, opponent_threatens};
 use super::tt::{Bound, Table};
@@ -175,13 +175,6 @@ fn ended(after: After, ply: usize) -> Option<i32> {
         After::Lost => Some(-win),
         After::Drawn => Some(0),
     }
-}
-
-/// A 64-bit mix (splitmix64's finaliser), for the evaluation noise.
-fn mix(mut x: u64) -> u64 {
-    x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
 }
 
 /// Centralisation of a destination, for ordering quiet moves.

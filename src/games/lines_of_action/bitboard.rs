@@ -67,8 +67,10 @@ const fn build_tables() -> Tables {
 
 pub(super) static TABLES: Tables = build_tables();
 
-const FILE_A: u64 = 0x0101_0101_0101_0101;
-const FILE_H: u64 = 0x8080_8080_8080_8080;
+/// The squares of column `a`.
+pub const FILE_A: u64 = 0x0101_0101_0101_0101;
+/// The squares of column `h`.
+pub const FILE_H: u64 = 0x8080_8080_8080_8080;
 
 /// `group` grown by one step in all eight directions (never wrapping around an edge).
 pub fn spread(group: u64) -> u64 {

@@ -8,8 +8,8 @@
 //!   centralisation, with a good deal of noise;
 //! - **Medium** searches them three plies deep with the same simple evaluation;
 //! - **Hard** runs the full engine ([`search`]): iterative deepening, PVS, a transposition
-//!   table, killers and history, a win-in-one check and threat extensions at the horizon,
-//!   and the full evaluation ([`eval`]).
+//!   table, killers and history, null moves and late-move reductions, a win-in-one check
+//!   and threat extensions at the horizon, and the full evaluation ([`eval`]).
 //!
 //! The `simultaneous` setting is part of every judgement: a move that connects both sides
 //! is a draw or a win as the table says. Repetitions inside the search count as draws.

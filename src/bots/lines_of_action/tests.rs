@@ -58,6 +58,40 @@ fn every_strength_plays_whole_games_against_random() {
     }
 }
 
+#[test]
+fn every_strength_answers_legally_along_random_games_under_both_rules() {
+    let mut state = 0x9E37_79B9_7F4A_7C15u64;
+    for game_number in 0..16u64 {
+        let simultaneous = if game_number % 2 == 0 {
+            Simultaneous::Draw
+        } else {
+            Simultaneous::MoverWins
+        };
+        let mut g = LinesOfAction::new(&LoaSettings {
+            simultaneous,
+            start_position: None,
+        });
+        while let Some(seat) = g.to_move() {
+            for strength in Strength::ALL {
+                let Decision::Play(mv) = g.decide(seat, strength, &ctx(1, state)) else {
+                    panic!("{strength:?} did not play in {}", g.position());
+                };
+                assert!(
+                    g.legal_moves(seat).contains(&mv),
+                    "{strength:?}: {mv} in {}",
+                    g.position()
+                );
+            }
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let moves = g.legal_moves(seat);
+            let mv = moves[(state % moves.len() as u64) as usize];
+            g.play(seat, &mv).expect("a listed move");
+        }
+    }
+}
+
 /// Black's c3 and d4 touch only diagonally; h8-e5 joins them. Elsewhere black has quieter
 /// moves that improve its concentration.
 const DIAGONAL: [&str; 8] = [

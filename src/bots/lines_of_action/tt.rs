@@ -150,6 +150,7 @@ mod tests {
             );
             assert!(table.probe(key ^ 1).is_none());
             assert_eq!(std::mem::size_of::<Slot>(), 16);
+            assert!(table.slots.len() * std::mem::size_of::<Slot>() <= 32 << 20, "bounded");
         });
     }
 }

@@ -49,6 +49,7 @@ const MEDIUM: Profile = Profile {
     pvs: false,
     null_move: false,
     lmr: false,
+    start_share: 40,
     noise: 8,
 };
 
@@ -62,6 +63,7 @@ const HARD: Profile = Profile {
     pvs: true,
     null_move: true,
     lmr: true,
+    start_share: 40,
     noise: 0,
 };
 

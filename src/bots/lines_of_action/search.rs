@@ -47,6 +47,8 @@ pub struct Profile {
     /// Late-move reductions: quiet moves late in the order are searched a ply shallower
     /// first.
     pub lmr: bool,
+    /// No new iteration starts once this share (in %) of the time is gone.
+    pub start_share: u32,
     /// A pseudo-random amount in `-noise..=noise` added to every evaluation (fixed per
     /// position and seed), to vary the games of a weaker strength.
     pub noise: i32,
@@ -403,7 +405,7 @@ impl Search<'_> {
 }
 
 /// Searches `task` with `profile` until its deadline, starting no new iteration once
-/// 40 % of the time is gone.
+/// the profile's share of the time is gone.
 pub fn best_move(task: &Task, profile: &Profile, table: &mut Table) -> Found {
     let Task {
         board,
@@ -416,7 +418,7 @@ pub fn best_move(task: &Task, profile: &Profile, table: &mut Table) -> Found {
     let profile = *profile;
     let board = &board;
     let started = Instant::now();
-    let soft_deadline = started + deadline.saturating_duration_since(started).mul_f32(0.4);
+    let soft_deadline = started + deadline.saturating_duration_since(started) * profile.start_share.min(100) / 100;
     let mut search = Search {
         profile,
         seed,

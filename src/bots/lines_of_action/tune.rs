@@ -8,7 +8,8 @@
 //! A style is `easy`, `medium` or `hard`, then optionally `:w=` nine weights (as in
 //! [`Knowledge`]), `:d=` the deepest iteration, `:lw=0|1` the horizon's win check,
 //! `:ext=` threat extensions, `:k=0|1` killers, `:pvs=0|1`, `:null=0|1` null moves,
-//! `:lmr=0|1` late-move reductions, `:noise=`.
+//! `:lmr=0|1` late-move reductions, `:share=` the time share (%) after which no iteration
+//! starts, `:noise=`.
 
 use std::time::Duration;
 
@@ -45,6 +46,7 @@ fn parse(text: &str) -> Style {
                 "noise" => profile.noise = number,
                 "null" => profile.null_move = number != 0,
                 "lmr" => profile.lmr = number != 0,
+                "share" => profile.start_share = number.unsigned_abs(),
                 _ => panic!("unknown key {key}"),
             },
         }

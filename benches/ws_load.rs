@@ -11,15 +11,16 @@
 //! the total moves, the wall time, moves per second and the latency percentiles.
 //!
 //! With `BOT_TABLES=N` it first opens N more Gomoku tables where one client plays a bot
-//! (`BOT_STRENGTH`, default `hard`), answering at once with a random legal move and
-//! asking for a rematch after every game, so that N bots are searching all the time
-//! while the measured (human) tables play: the bots must not move their latencies.
+//! (`BOT_STRENGTH`, default `hard`), answering after `BOT_PERSON_MS` (default 3000, a
+//! person's think) with a random legal move and asking for a rematch after every game, so
+//! that N bots are searching all the time while the measured (human) tables play: the bots
+//! must not move their latencies.
 //!
 //! Run with `cargo bench --bench ws_load`; figures and their reading are in
 //! `docs/benchmarks.md`. Environment:
 //! - `TABLES` (default 50, at most 1000), `MOVES` per table (default 60, at most 225).
-//! - `BOT_TABLES` (default 0, at most 1000) and `BOT_STRENGTH` (`random`, `easy`,
-//!   `medium`, `hard`; default `hard`).
+//! - `BOT_TABLES` (default 0, at most 1000), `BOT_STRENGTH` (`random`, `easy`, `medium`,
+//!   `hard`; default `hard`) and `BOT_PERSON_MS` (0–60000, default 3000).
 //! - `SPELBORD_URL`, e.g. `http://127.0.0.1:8080`: load that running server instead. It
 //!   must be a loopback address, and the server must allow more than its default message
 //!   rate (`APP__LIMITS__MESSAGES_PER_SECOND=10000 APP__LIMITS__MESSAGE_BURST=10000`).
@@ -107,13 +108,15 @@ fn main() -> ExitCode {
             moves,
             bot_tables: 0,
             bot_strength: "hard",
+            bot_person: Duration::ZERO,
         },
         (Err(err), _) | (_, Err(err)) => return fail(&err),
     };
     let params = match bot_params() {
-        Ok((bot_tables, bot_strength)) => Params {
+        Ok((bot_tables, bot_strength, bot_person)) => Params {
             bot_tables,
             bot_strength,
+            bot_person,
             ..params
         },
         Err(err) => return fail(&err),
@@ -218,10 +221,13 @@ struct Params {
     /// Tables where a bot searches all the time beside the measured ones.
     bot_tables: usize,
     bot_strength: &'static str,
+    /// How long the person at a bot table thinks before each move.
+    bot_person: Duration,
 }
 
-/// `BOT_TABLES` (0 to [`MAX_TABLES`], default 0) and `BOT_STRENGTH` (default `hard`).
-fn bot_params() -> Fallible<(usize, &'static str)> {
+/// `BOT_TABLES` (0 to [`MAX_TABLES`], default 0), `BOT_STRENGTH` (default `hard`) and
+/// `BOT_PERSON_MS` (default 3000).
+fn bot_params() -> Fallible<(usize, &'static str, Duration)> {
     let tables = match std::env::var("BOT_TABLES") {
         Err(_) => 0,
         Ok(text) => match text.trim().parse::<usize>() {
@@ -236,7 +242,14 @@ fn bot_params() -> Fallible<(usize, &'static str)> {
         Ok("random") => "random",
         Ok(other) => return Err(format!("BOT_STRENGTH={other:?} must be random, easy, medium or hard")),
     };
-    Ok((tables, strength))
+    let person = match std::env::var("BOT_PERSON_MS") {
+        Err(_) => 3_000,
+        Ok(text) => match text.trim().parse::<u64>() {
+            Ok(ms) if ms <= 60_000 => ms,
+            _ => return Err(format!("BOT_PERSON_MS={text:?} must be a number from 0 to 60000")),
+        },
+    };
+    Ok((tables, strength, Duration::from_millis(person)))
 }
 
 /// A count from the environment variable `name`, 1 to `max`, or `default` if unset.
@@ -612,7 +625,12 @@ async fn run(addr: SocketAddr, params: Params, progress: Arc<AtomicUsize>) -> Fa
     for _ in 0..params.bot_tables {
         let (id, _) = create_table_with(&http, &base, bot_table_settings(params.bot_strength)).await?;
         let client = seat_bot_table(addr, &id).await?;
-        bots.spawn(keep_bot_busy(client, stop_bots.clone(), bot_moves.clone()));
+        bots.spawn(keep_bot_busy(
+            client,
+            params.bot_person,
+            stop_bots.clone(),
+            bot_moves.clone(),
+        ));
     }
 
     // 1. Create every table at once.
@@ -741,9 +759,14 @@ async fn seat_bot_table(addr: SocketAddr, table: &str) -> Fallible<Client> {
     Ok(person)
 }
 
-/// Plays the person's side of a bot table (a random legal move at once, a rematch after
-/// every game) until `stop`, counting the bot's moves, so that the bot is always thinking.
-async fn keep_bot_busy(mut person: Client, stop: CancellationToken, bot_moves: Arc<AtomicUsize>) -> Fallible<()> {
+/// Plays the person's side of a bot table (a random legal move after `think`, a rematch
+/// after every game) until `stop`, counting the bot's moves.
+async fn keep_bot_busy(
+    mut person: Client,
+    think: Duration,
+    stop: CancellationToken,
+    bot_moves: Arc<AtomicUsize>,
+) -> Fallible<()> {
     let fresh = || -> Fallible<AnyGame> {
         let settings = TableSettings::read("gomoku", Some(bot_table_settings("hard")["settings"].clone()))
             .map_err(|err| err.to_string())?;
@@ -754,6 +777,13 @@ async fn keep_bot_busy(mut person: Client, stop: CancellationToken, bot_moves: A
     let mut mine: u8 = 0;
     loop {
         if game.active_seats().contains(mine) {
+            tokio::select! {
+                _ = stop.cancelled() => {
+                    person.close().await;
+                    return Ok(());
+                }
+                _ = tokio::time::sleep(think) => {}
+            }
             let moves = game.legal_moves_json(mine);
             let chosen = moves.choose(&mut rand::rng()).cloned();
             if let Some(payload) = chosen {
@@ -894,9 +924,10 @@ impl Report {
         );
         if self.params.bot_tables > 0 {
             println!(
-                "bots: {} tables with a bot ({}) searching beside them; the bots played {} moves ({:.0}/s) meanwhile",
+                "bots: {} tables with a bot ({}) against a person who thinks {} ms; the bots played {} moves ({:.0}/s) meanwhile",
                 self.params.bot_tables,
                 self.params.bot_strength,
+                self.params.bot_person.as_millis(),
                 self.bot_moves,
                 per_second(self.bot_moves, self.play),
             );

@@ -11,8 +11,9 @@
 //! the total moves, the wall time, moves per second and the latency percentiles.
 //!
 //! With `BOT_TABLES=N` it first opens N more Gomoku tables where one client plays a bot
-//! (`BOT_STRENGTH`, default `hard`), answering after `BOT_PERSON_MS` (default 3000, a
-//! person's think) with a random legal move and asking for a rematch after every game, so
+//! (`BOT_STRENGTH`, default `hard`), answering after about `BOT_PERSON_MS` (default 3000,
+//! a person's think; each think drawn from half to one and a half times it) with a random
+//! legal move and asking for a rematch after every game, so
 //! that N bots are searching all the time while the measured (human) tables play: the bots
 //! must not move their latencies.
 //!
@@ -782,7 +783,8 @@ async fn keep_bot_busy(
                     person.close().await;
                     return Ok(());
                 }
-                _ = tokio::time::sleep(think) => {}
+                // People do not all think alike: half to one and a half times `think`.
+                _ = tokio::time::sleep(think.mul_f64(rand::random_range(0.5..1.5))) => {}
             }
             let moves = game.legal_moves_json(mine);
             let chosen = moves.choose(&mut rand::rng()).cloned();

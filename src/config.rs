@@ -54,7 +54,7 @@ pub struct LimitSettings {
 
 #[derive(Debug, Clone, Deserialize)]
 pub struct BotSettings {
-    /// Search threads; 0 means one per CPU core.
+    /// Search threads; 0 means one less than the CPU cores (at least one).
     pub threads: usize,
     pub easy_ms: u64,
     pub medium_ms: u64,
@@ -73,10 +73,14 @@ impl BotSettings {
         }
     }
 
-    /// The number of search threads to start.
+    /// The number of search threads to start: as configured, or one less than the CPU
+    /// cores (at least one), so that a core is always left to the server itself.
     pub fn thread_count(&self) -> usize {
         match self.threads {
-            0 => std::thread::available_parallelism().map_or(1, usize::from),
+            0 => std::thread::available_parallelism()
+                .map_or(1, usize::from)
+                .saturating_sub(1)
+                .max(1),
             n => n,
         }
     }

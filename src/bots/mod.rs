@@ -10,6 +10,7 @@
 //! - [`budget`]: how long a bot may think, from its strength and its clock.
 //! - [`pool`]: the search threads and the answers' way back to the table.
 //! - [`arena`]: plays bots against each other (the `spelbord arena` command).
+//! - [`tt`]: the transposition table the engines' searches share (one per thread and engine).
 
 pub mod arena;
 pub mod budget;
@@ -18,6 +19,7 @@ pub mod gomoku;
 pub mod krux;
 pub mod lines_of_action;
 pub mod pool;
+pub mod tt;
 
 use std::time::{Duration, Instant};
 

@@ -23,7 +23,18 @@ mod node;
 mod partner;
 mod search;
 mod tactics;
-mod tt;
+
+/// The shared transposition table with moves packed in 16 bits ([`search::encode`], 0 for
+/// none): 2^20 entries of 16 bytes, 16 MB per search thread, kept between searches. Keys
+/// are the nodes' Zobrist hashes (pockets included), so an entry stays valid when the
+/// partner board changes a pocket: the changed position has another key.
+mod tt {
+    pub use crate::bots::tt::{Bound, Earlier, Table, from_table, to_table};
+    crate::bots::tt::per_thread! {
+        /// Runs `search` with this thread's table (allocated on first use), new age.
+        pub fn with_table -> Table<u16> = Table::new(20, 0, Earlier::Used);
+    }
+}
 
 #[cfg(test)]
 mod tests;

@@ -14,11 +14,11 @@ use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
 use std::time::Instant;
 
-use shakmaty::{Move, MoveList, Role};
+use shakmaty::{Move, MoveList, Role, Square};
 
 use super::eval::{Eval, board_value, evaluate};
 use super::node::{Node, Travel};
-use super::tt::{Bound, Table, encode, with_table};
+use super::tt::{self, Bound, Table, with_table};
 
 /// A mate score: mate at ply p scores `MATE - p`.
 pub const MATE: i32 = 30_000;
@@ -77,7 +77,7 @@ struct Searcher<'a> {
     deadline: Instant,
     nodes: u64,
     stopped: bool,
-    table: &'a mut Table,
+    table: &'a mut Table<u16>,
     /// Two quiet moves per ply that caused cut-offs.
     killers: [[u16; 2]; MAX_PLY],
     /// Cut-off counts of quiet moves, by piece (drops apart) and target square.
@@ -149,25 +149,18 @@ fn salt(root: &Node, cfg: &Config) -> u64 {
     hasher.finish()
 }
 
-fn to_table(score: i32, ply: usize) -> i32 {
-    let ply = ply as i32;
-    if score > MATE_BOUND {
-        score + ply
-    } else if score < -MATE_BOUND {
-        score - ply
-    } else {
-        score
-    }
-}
-
-fn from_table(score: i32, ply: usize) -> i32 {
-    let ply = ply as i32;
-    if score > MATE_BOUND {
-        score - ply
-    } else if score < -MATE_BOUND {
-        score + ply
-    } else {
-        score
+/// A move in 16 bits for the table and the killers: piece moves as from, to and
+/// promotion; drops flagged with the role. Never 0, the table's "no move".
+pub fn encode(m: Move) -> u16 {
+    let square = |s: Square| u16::from(u8::from(s));
+    let role = |r: Role| u16::from(u8::from(r));
+    match m {
+        Move::Normal {
+            from, to, promotion, ..
+        } => square(from) | square(to) << 6 | promotion.map_or(0, role) << 12,
+        Move::EnPassant { from, to } => square(from) | square(to) << 6,
+        Move::Castle { king, rook } => square(king) | square(rook) << 6,
+        Move::Put { role: r, to } => 0x8000 | square(to) | role(r) << 6,
     }
 }
 
@@ -185,8 +178,7 @@ fn has_pieces(node: &Node) -> bool {
 }
 
 impl<'a> Searcher<'a> {
-    fn new(root: &Node, cfg: &'a Config, deadline: Instant, table: &'a mut Table) -> Searcher<'a> {
-        table.new_search();
+    fn new(root: &Node, cfg: &'a Config, deadline: Instant, table: &'a mut Table<u16>) -> Searcher<'a> {
         Searcher {
             cfg,
             salt: salt(root, cfg),
@@ -293,13 +285,8 @@ impl<'a> Searcher<'a> {
         if let Some(hit) = self.table.probe(key) {
             table_move = hit.best;
             if hit.depth >= depth {
-                let score = from_table(hit.score, ply);
-                let usable = match hit.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if usable {
+                let score = tt::from_table(hit.score, ply, MATE_BOUND);
+                if hit.bound.settles(score, alpha, beta) {
                     return score;
                 }
             }
@@ -379,14 +366,9 @@ impl<'a> Searcher<'a> {
                 }
             }
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > alpha_before {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
-        self.table.store(key, best_move, to_table(best, ply), depth, bound);
+        let bound = Bound::of(best, alpha_before, beta);
+        self.table
+            .store(key, best_move, tt::to_table(best, ply, MATE_BOUND), depth, bound);
         best
     }
 
@@ -507,5 +489,27 @@ impl<'a> Searcher<'a> {
             .collect();
         scored.sort_by_key(|&(_, score)| -score);
         scored
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn moves_encode_distinctly() {
+        let a = Move::Put {
+            role: Role::Pawn,
+            to: Square::A2,
+        };
+        let b = Move::Normal {
+            role: Role::Pawn,
+            from: Square::A2,
+            capture: None,
+            to: Square::A4,
+            promotion: None,
+        };
+        assert_ne!(encode(a), encode(b));
+        assert_ne!(encode(a), 0);
     }
 }

@@ -5,7 +5,7 @@
 //! - [`eval`]: square values, the static evaluation and move ordering.
 //! - [`vcf`]: victory by continuous fours.
 //! - [`search`]: negamax PVS with iterative deepening.
-//! - [`tt`]: the transposition table.
+//! - [`tt`]: this engine's transposition table, the shared [`crate::bots::tt`].
 //! - [`tactics`]: forced moves and the static judgements (lost, dead drawn).
 //! - [`easy`] and [`think`]: how each strength picks its move.
 //!
@@ -21,8 +21,17 @@ mod pattern;
 mod search;
 mod tactics;
 mod think;
-mod tt;
 mod vcf;
+
+/// The shared transposition table with cells as moves (`u16::MAX` for none): 2^20 entries
+/// of 16 bytes, 16 MB per search thread, kept between searches.
+mod tt {
+    pub use crate::bots::tt::{Bound, Earlier, Table, from_table, to_table};
+    crate::bots::tt::per_thread! {
+        /// Runs `search` with this thread's table (made on first use), starting a new age.
+        pub fn with_table -> Table<u16> = Table::new(20, u16::MAX, Earlier::Used);
+    }
+}
 
 #[cfg(test)]
 mod tests;

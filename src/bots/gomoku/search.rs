@@ -16,7 +16,7 @@ use std::time::Instant;
 use super::board::{Board, Cell};
 use super::eval;
 use super::pattern::Threat;
-use super::tt::{self, Bound, Tt};
+use super::tt::{self, Bound, Table};
 use super::vcf::{self, Cache};
 
 /// A win in `n` plies from the root scores `MATE - n`.
@@ -52,7 +52,7 @@ pub struct Found {
 /// One search over a board.
 pub struct Search<'a> {
     board: &'a mut Board,
-    tt: &'a mut Tt,
+    tt: &'a mut Table<u16>,
     cache: &'a mut Cache,
     config: Config,
     deadline: Instant,
@@ -63,7 +63,13 @@ pub struct Search<'a> {
 }
 
 impl<'a> Search<'a> {
-    pub fn new(board: &'a mut Board, tt: &'a mut Tt, cache: &'a mut Cache, config: Config, deadline: Instant) -> Self {
+    pub fn new(
+        board: &'a mut Board,
+        tt: &'a mut Table<u16>,
+        cache: &'a mut Cache,
+        config: Config,
+        deadline: Instant,
+    ) -> Self {
         Search {
             board,
             tt,
@@ -176,14 +182,9 @@ impl<'a> Search<'a> {
         let mut tt_move = None;
         if let Some(entry) = self.tt.probe(key) {
             tt_move = Some(usize::from(entry.best)).filter(|&c| c < self.board.cells() && self.board.is_empty(c));
-            if i32::from(entry.depth) >= depth {
-                let score = tt::from_tt(i32::from(entry.score), ply, MATE_BOUND);
-                let cut = match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if cut {
+            if entry.depth >= depth {
+                let score = tt::from_table(entry.score, ply, MATE_BOUND);
+                if entry.bound.settles(score, alpha, beta) {
                     return score;
                 }
             }
@@ -233,15 +234,10 @@ impl<'a> Search<'a> {
                 }
             }
         }
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_score > alpha_start {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best_score, alpha_start, beta);
+        let best_move = best_move.and_then(|cell| u16::try_from(cell).ok()).unwrap_or(u16::MAX);
         self.tt
-            .store(key, best_move, tt::to_tt(best_score, ply, MATE_BOUND), depth, bound);
+            .store(key, best_move, tt::to_table(best_score, ply, MATE_BOUND), depth, bound);
         best_score
     }
 

@@ -11,12 +11,23 @@
 //! - **Hard**: alpha-beta over whole turns with iterative deepening, a transposition
 //!   table and move ordering ([`search`]), on the full evaluation ([`eval`]).
 //!
-//! Modules: [`root`] (the turns to choose from), [`eval`], [`search`], [`tt`].
+//! Modules: [`root`] (the turns to choose from), [`eval`], [`search`], [`tt`] (this engine's
+//! transposition table, the shared [`crate::bots::tt`]).
 
 mod eval;
 mod root;
 mod search;
-mod tt;
+
+/// The shared transposition table with the key of the best next position as the move (0
+/// for none): 2^20 entries of 24 bytes, 24 MB per search thread. A search sees only its
+/// own entries ([`Earlier::Ignored`]), so its answer never depends on an earlier one.
+mod tt {
+    pub use crate::bots::tt::{Bound, Earlier, Table};
+    crate::bots::tt::per_thread! {
+        /// Runs `search` with this thread's table (made on first use), started afresh.
+        pub fn with_table -> Table<u64> = Table::new(20, 0, Earlier::Ignored);
+    }
+}
 
 use std::time::Duration;
 

@@ -54,7 +54,7 @@ pub struct Found {
 
 struct Search<'a> {
     game: &'a Krux,
-    table: &'a mut Table,
+    table: &'a mut Table<u64>,
     limits: Limits,
     nodes: u64,
     stopped: bool,
@@ -92,23 +92,20 @@ impl Search<'_> {
         let key = position.key();
         let remembered = self.table.probe(key);
         if let Some(entry) = remembered
-            && entry.depth >= depth
+            && entry.depth >= i32::from(depth)
+            && entry.bound.settles(entry.score, alpha, beta)
         {
-            match entry.bound {
-                Bound::Exact => return entry.value,
-                Bound::Lower if entry.value >= beta => return entry.value,
-                Bound::Upper if entry.value <= alpha => return entry.value,
-                _ => {}
-            }
+            return entry.score;
         }
         if can_win(&position) {
-            self.table.store(key, WIN, u8::MAX, Bound::Exact, 0);
+            // Valid at any depth: stored as deep as the table goes.
+            self.table.store(key, 0, WIN, i32::MAX, Bound::Exact);
             return WIN;
         }
         let mover = mover_seat(&position);
         if depth == 0 {
             let value = for_seat(&position, mover, self.limits.evaluation);
-            self.table.store(key, value, 0, Bound::Exact, 0);
+            self.table.store(key, 0, value, 0, Bound::Exact);
             return value;
         }
         if self.children.len() <= ply {
@@ -178,14 +175,8 @@ impl Search<'_> {
         if self.stopped {
             return 0;
         }
-        let bound = if best <= original_alpha {
-            Bound::Upper
-        } else if best >= beta {
-            Bound::Lower
-        } else {
-            Bound::Exact
-        };
-        self.table.store(key, best, depth, bound, best_key);
+        let bound = Bound::of(best, original_alpha, beta);
+        self.table.store(key, best_key, best, i32::from(depth), bound);
         best
     }
 }
@@ -204,7 +195,7 @@ fn root_value(search: &mut Search<'_>, turn: &Turn, depth: u8, alpha: i32) -> i3
 /// until `limits.max_depth` or the deadline. If time runs out before the first iteration
 /// (one turn deep: every turn's safety and static value) has seen a safe turn, the first
 /// safe turn in the static order is taken.
-pub fn best_turn(game: &Krux, seat: Seat, turns: &[Turn], table: &mut Table, limits: Limits) -> Found {
+pub fn best_turn(game: &Krux, seat: Seat, turns: &[Turn], table: &mut Table<u64>, limits: Limits) -> Found {
     let mut search = Search {
         game,
         table,

@@ -19,13 +19,23 @@
 //! - [`threats`]: groups, connecting moves, the root's sorting of moves;
 //! - [`eval`]: the static evaluation;
 //! - [`search`]: alpha-beta with iterative deepening;
-//! - [`tt`]: the transposition table.
+//! - [`tt`]: this engine's transposition table, the shared [`crate::bots::tt`].
 
 pub mod board;
 pub mod eval;
 pub mod search;
 pub mod threats;
-pub mod tt;
+
+/// The shared transposition table with packed moves ([`Mv`], [`board::NO_MOVE`] for none):
+/// 2^20 entries of 16 bytes, 16 MB per search thread, kept between searches.
+pub mod tt {
+    use super::board::{Mv, NO_MOVE};
+    pub use crate::bots::tt::{Bound, Earlier, Table, from_table, to_table};
+    crate::bots::tt::per_thread! {
+        /// Runs `search` with this thread's table (allocated at its first search).
+        pub fn with_table -> Table<Mv> = Table::new(20, NO_MOVE, Earlier::Used);
+    }
+}
 
 use std::time::Instant;
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use super::board::{After, Board, Mv, NO_MOVE, PASS, from_of, mix, to_of};
 use super::eval::{Knowledge, evaluate};
 use super::threats::{best_connection, opponent_threatens};
-use super::tt::{Bound, Table};
+use super::tt::{self, Bound, Table};
 use crate::games::lines_of_action::Simultaneous;
 
 /// The score of a win on the move (less one per ply until it happens).
@@ -134,7 +134,7 @@ struct Search<'a> {
     /// Mixed into every key the table sees ([`Profile::salt`]).
     salt: u64,
     rule: Simultaneous,
-    table: &'a mut Table,
+    table: &'a mut Table<Mv>,
     deadline: Instant,
     nodes: u64,
     stopped: bool,
@@ -143,29 +143,6 @@ struct Search<'a> {
     history: Vec<u32>,
     /// The keys of the positions since the last capture: the game's, then the path's.
     keys: Vec<u64>,
-}
-
-/// A win's score as stored: relative to the node, not the root.
-fn to_table(score: i32, ply: usize) -> i32 {
-    let ply = ply as i32;
-    if score > WIN_BOUND {
-        score + ply
-    } else if score < -WIN_BOUND {
-        score - ply
-    } else {
-        score
-    }
-}
-
-fn from_table(score: i32, ply: usize) -> i32 {
-    let ply = ply as i32;
-    if score > WIN_BOUND {
-        score - ply
-    } else if score < -WIN_BOUND {
-        score + ply
-    } else {
-        score
-    }
 }
 
 /// The score of the move at `ply` that ended the game as `after`.
@@ -299,15 +276,10 @@ impl Search<'_> {
 
         let mut tt_move = NO_MOVE;
         if let Some(entry) = self.table.probe(board.hash ^ self.salt) {
-            tt_move = entry.mv;
+            tt_move = entry.best;
             if entry.depth >= depth {
-                let score = from_table(entry.score, ply);
-                let usable = match entry.bound {
-                    Bound::Exact => true,
-                    Bound::Lower => score >= beta,
-                    Bound::Upper => score <= alpha,
-                };
-                if usable {
+                let score = tt::from_table(entry.score, ply, WIN_BOUND);
+                if entry.bound.settles(score, alpha, beta) {
                     return score;
                 }
             }
@@ -390,23 +362,22 @@ impl Search<'_> {
                 break;
             }
         }
-        let bound = if best >= beta {
-            Bound::Lower
-        } else if best > original_alpha {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of(best, original_alpha, beta);
         let stored_move = if bound == Bound::Upper { NO_MOVE } else { best_move };
-        self.table
-            .store(board.hash ^ self.salt, stored_move, to_table(best, ply), depth, bound);
+        self.table.store(
+            board.hash ^ self.salt,
+            stored_move,
+            tt::to_table(best, ply, WIN_BOUND),
+            depth,
+            bound,
+        );
         best
     }
 }
 
 /// Searches `task` with `profile` until its deadline, starting no new iteration once
 /// the profile's share of the time is gone.
-pub fn best_move(task: &Task, profile: &Profile, table: &mut Table) -> Found {
+pub fn best_move(task: &Task, profile: &Profile, table: &mut Table<Mv>) -> Found {
     let Task {
         board,
         candidates,

@@ -2,6 +2,8 @@
 //! the game, resignation, and the timers (flags, graces, idleness) the actor sleeps on.
 
 use super::*;
+use crate::table::clock::ClockView;
+use crate::table::series::Series;
 
 impl TableActor {
     /// The game in progress, or the refusal that explains why there is none.
@@ -117,19 +119,24 @@ impl TableActor {
             clocks: clock_view.clone(),
         });
         if let Some(result) = finished {
-            if let (Some(state), Some(series)) = (self.series.as_mut(), series) {
-                state.series = series;
-            }
-            let series_view = self.series_view();
-            self.event(|version| ServerMsg::GameOver {
-                version,
-                result,
-                clocks: clock_view,
-                series: series_view,
-            });
+            self.announce_game_over(result, clock_view, series);
             self.after_game_over();
         }
         Ok(())
+    }
+
+    /// Counts the finished game in the series (as stored) and tells everyone.
+    fn announce_game_over(&mut self, result: ResultView, clocks: Option<ClockView>, series: Option<Series>) {
+        if let (Some(state), Some(series)) = (self.series.as_mut(), series) {
+            state.series = series;
+        }
+        let series = self.series_view();
+        self.event(|version| ServerMsg::GameOver {
+            version,
+            result,
+            clocks,
+            series,
+        });
     }
 
     /// Ends the game in progress with `outcome`: clocks stopped, stored first, then announced.
@@ -169,16 +176,7 @@ impl TableActor {
             current.clocks = clocks;
         }
         self.bot_seats.reset();
-        if let (Some(state), Some(series)) = (self.series.as_mut(), series) {
-            state.series = series;
-        }
-        let series_view = self.series_view();
-        self.event(|version| ServerMsg::GameOver {
-            version,
-            result,
-            clocks: clock_view,
-            series: series_view,
-        });
+        self.announce_game_over(result, clock_view, series);
         Ok(())
     }
 

@@ -766,6 +766,18 @@ impl Rules for Bughouse {
         Ok(Played { turn_over: true })
     }
 
+    fn normalised(&self, seat: Seat, mv: &BughouseMove) -> BughouseMove {
+        if seat > 3 {
+            return *mv;
+        }
+        match self.check_move(board_of(seat), mv.uci) {
+            Ok(m) => BughouseMove {
+                uci: m.to_uci(CastlingMode::Standard),
+            },
+            Err(_) => *mv,
+        }
+    }
+
     fn finish(&mut self, outcome: Outcome) {
         if self.outcome.is_none() {
             self.outcome = Some(outcome);
@@ -1327,6 +1339,12 @@ mod tests {
         assert_eq!(g.view().a.board[7], "R....RK.");
         // The f1 rook now covers f8: black may not castle short, but long (given king-takes-rook).
         assert_eq!(refuse(&mut g, 1, "e8g8"), "illegal_move");
+        let before = g.clone();
+        assert_eq!(
+            before.normalised(1, &mv("e8a8")),
+            mv("e8c8"),
+            "king-takes-rook is stored and broadcast as the king's two-square move"
+        );
         play(&mut g, 1, "e8a8");
         assert_eq!(
             g.view().a.last_move.as_deref(),
@@ -1334,6 +1352,14 @@ mod tests {
             "king-takes-rook is normalised"
         );
         assert_eq!(g.view().a.board[0], "..kr...r");
+    }
+
+    #[test]
+    fn a_castle_given_king_takes_rook_is_stored_and_broadcast_as_the_kings_move() {
+        let g = game("r3k2r/8/8/8/8/8/8/R3K2R[] w KQkq - 0 1", START);
+        let mut any = crate::games::AnyGame::Bughouse(g);
+        let (_, stored) = any.play_json(0, &json!({"uci": "e1h1"})).expect("a castle");
+        assert_eq!(stored, json!({"uci": "e1g1"}));
     }
 
     #[test]

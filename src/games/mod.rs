@@ -278,6 +278,14 @@ pub trait Rules: Sized + Clone {
 
     /// Every legal move for `seat` now (for bots, tests and perft).
     fn legal_moves(&self, seat: Seat) -> Vec<Self::Move>;
+
+    /// The move as it is stored and broadcast, when `seat` plays `mv` now: the one form
+    /// of a move the rules accept in several (Bughouse castling given king-takes-rook,
+    /// `e1h1`, is `e1g1`). Called before [`Rules::play`]; a move that will be refused may
+    /// come back as it is.
+    fn normalised(&self, _seat: Seat, mv: &Self::Move) -> Self::Move {
+        mv.clone()
+    }
 }
 
 /// A game of any kind, as the table holds it.
@@ -408,8 +416,9 @@ fn play_as<G: Rules>(
         game: id,
         detail: err.to_string(),
     })?;
+    let normal = game.normalised(seat, &mv);
     let played = game.play(seat, &mv)?;
-    Ok((played, encode(&mv)))
+    Ok((played, encode(&normal)))
 }
 
 /// Whether `payload` reads as a move of `G` (the game value only picks the type).

@@ -152,6 +152,28 @@ async fn without_database_url_the_server_runs_its_own_postgres_and_stops_it_on_s
     assert!(!pid_file.exists(), "the private cluster was stopped on shutdown");
 }
 
+/// Two servers on one private cluster: the first one to stop leaves the cluster to the
+/// second, which goes on storing; the last one stops it.
+#[tokio::test]
+async fn two_servers_share_a_private_cluster_and_the_last_one_stops_it() {
+    let scratch = Scratch::new();
+    let mut first = server(&scratch).spawn().expect("start the first server");
+    let first_base = listening_address(&mut first).await;
+    let mut second = server(&scratch).spawn().expect("start the second server");
+    let second_base = listening_address(&mut second).await;
+    let pid_file = scratch.path().join("postgres").join("postmaster.pid");
+    assert!(pid_file.exists());
+    create_table(&first_base, json!({"game": "gomoku"})).await;
+    assert!(kill(&mut first, "-TERM").await.success());
+    assert!(pid_file.exists(), "the second server still uses the cluster");
+    let table = create_table(&second_base, json!({"game": "gomoku"})).await;
+    let mut client = connect(&second_base, &table).await;
+    client.hello().await;
+    client.sit(0, "Still here").await;
+    assert!(kill(&mut second, "-TERM").await.success());
+    assert!(!pid_file.exists(), "the last server stopped the cluster");
+}
+
 #[tokio::test]
 async fn without_url_or_binaries_it_exits_with_one_clear_sentence() {
     let scratch = Scratch::new();

@@ -361,6 +361,68 @@ impl LocalPostgres {
         Ok(())
     }
 
+    /// Registers this process as a user of the cluster until the returned handle is
+    /// given to [`LocalPostgres::stop_if_last`] (or dropped): a shared lock on
+    /// `<data folder>.users`, which every server on the cluster holds.
+    pub async fn register_user(&self) -> Result<ClusterUse, LocalPgError> {
+        let path = self.users_path();
+        let file = tokio::task::spawn_blocking(move || {
+            let file = open_lock_file(&path)?;
+            file.lock_shared().map_err(|source| LocalPgError::Io {
+                action: "lock (shared)",
+                path,
+                source,
+            })?;
+            Ok::<File, LocalPgError>(file)
+        })
+        .await
+        .map_err(|e| LocalPgError::Io {
+            action: "wait for the lock task on",
+            path: self.users_path(),
+            source: std::io::Error::other(e),
+        })??;
+        Ok(ClusterUse { _file: file })
+    }
+
+    /// Stops the cluster if no other process is registered as its user any more (see
+    /// [`LocalPostgres::register_user`]); returns whether it did. Two servers on one
+    /// private cluster: the last one to stop stops it, whichever started it.
+    pub async fn stop_if_last(&self, user: ClusterUse) -> Result<bool, LocalPgError> {
+        drop(user);
+        let path = self.users_path();
+        let last = tokio::task::spawn_blocking(move || {
+            let file = open_lock_file(&path)?;
+            match file.try_lock() {
+                Ok(()) => Ok(Some(file)),
+                Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+                Err(std::fs::TryLockError::Error(source)) => Err(LocalPgError::Io {
+                    action: "lock",
+                    path,
+                    source,
+                }),
+            }
+        })
+        .await
+        .map_err(|e| LocalPgError::Io {
+            action: "wait for the lock task on",
+            path: self.users_path(),
+            source: std::io::Error::other(e),
+        })??;
+        let Some(_exclusive) = last else {
+            tracing::info!(data_dir = %self.data_dir.display(), "another server still uses the local PostgreSQL: leaving it running");
+            return Ok(false);
+        };
+        self.stop().await?;
+        Ok(true)
+    }
+
+    /// The file whose shared locks count the servers using the cluster.
+    fn users_path(&self) -> PathBuf {
+        let mut path = self.lock_path.clone().into_os_string();
+        path.push(".users");
+        PathBuf::from(path)
+    }
+
     /// Whether the call that made this handle started the server (rather than finding
     /// it already running).
     pub fn started_by_us(&self) -> bool {
@@ -643,20 +705,31 @@ fn create_parents(dir: &Path) -> Result<(), LocalPgError> {
     Ok(())
 }
 
+/// A process's registration as a user of the cluster (a shared lock, released on drop).
+#[derive(Debug)]
+pub struct ClusterUse {
+    _file: File,
+}
+
+/// Opens (creating it if missing) a file used only for its lock.
+fn open_lock_file(path: &Path) -> Result<File, LocalPgError> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+        .map_err(|source| LocalPgError::Io {
+            action: "open the lock file",
+            path: path.to_path_buf(),
+            source,
+        })
+}
+
 /// Takes an exclusive lock on `path` (created if missing); it is held until the returned
 /// file is dropped.
 async fn lock_exclusive(path: PathBuf) -> Result<File, LocalPgError> {
     tokio::task::spawn_blocking(move || {
-        let file = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(&path)
-            .map_err(|source| LocalPgError::Io {
-                action: "open the lock file",
-                path: path.clone(),
-                source,
-            })?;
+        let file = open_lock_file(&path)?;
         file.lock().map_err(|source| LocalPgError::Io {
             action: "lock",
             path,

@@ -18,7 +18,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::{Connection, PgConnection, PgPool};
 
 use crate::config::DatabaseSettings;
-use local_pg::{LocalPgError, LocalPostgres};
+use local_pg::{ClusterUse, LocalPgError, LocalPostgres};
 
 /// The name of the database the server uses on its private cluster.
 pub const LOCAL_DATABASE: &str = "spelbord";
@@ -40,11 +40,13 @@ pub struct Store {
     pool: PgPool,
 }
 
-/// The store plus, when the server started its own cluster, the handle to stop it.
+/// The store plus, when the server runs on its private cluster, the handle to it and this
+/// server's registration as one of its users.
 #[derive(Debug)]
 pub struct Database {
     pub store: Store,
     pub local: Option<LocalPostgres>,
+    local_use: Option<ClusterUse>,
 }
 
 impl Store {
@@ -93,11 +95,19 @@ impl Database {
         if !settings.url.is_empty() {
             let options: PgConnectOptions = settings.url.parse()?;
             let store = Store::connect(options, settings.max_connections).await?;
-            return Ok(Database { store, local: None });
+            return Ok(Database {
+                store,
+                local: None,
+                local_use: None,
+            });
         }
         let configured = (!settings.pg_bin_dir.is_empty()).then(|| PathBuf::from(&settings.pg_bin_dir));
         let bin_dir = LocalPostgres::find_binaries(configured.as_deref())?;
         let data_dir = absolute(&settings.local_dir);
+        let found = LocalPostgres::ensure_running(&data_dir, &bin_dir).await?;
+        // Registered, no other server stopping can take the cluster away; make sure it
+        // runs once more (one may have stopped it just before).
+        let local_use = found.register_user().await?;
         let local = LocalPostgres::ensure_running(&data_dir, &bin_dir).await?;
         local.create_database(LOCAL_DATABASE).await?;
         let options = local.connect_options(LOCAL_DATABASE);
@@ -105,22 +115,21 @@ impl Database {
             Ok(store) => Ok(Database {
                 store,
                 local: Some(local),
+                local_use: Some(local_use),
             }),
             Err(err) => {
-                if local.started_by_us() {
-                    let _ = local.stop().await;
-                }
+                let _ = local.stop_if_last(local_use).await;
                 Err(err)
             }
         }
     }
 
-    /// Closes the pool and stops the private cluster if this process started it.
+    /// Closes the pool and stops the private cluster if no other server uses it any
+    /// more (the last server on a private cluster stops it, whichever started it).
     pub async fn close(self) {
         self.store.pool.close().await;
-        if let Some(local) = self.local
-            && local.started_by_us()
-            && let Err(err) = local.stop().await
+        if let (Some(local), Some(local_use)) = (self.local, self.local_use)
+            && let Err(err) = local.stop_if_last(local_use).await
         {
             tracing::warn!(error = %err, "could not stop the private PostgreSQL cluster");
         }

@@ -13,6 +13,7 @@ use crate::config::Settings;
 use crate::store::Store;
 use crate::table::Tables;
 use crate::table::actor::{TableLimits, TableServices};
+use crate::table::identity::TokenIssuer;
 
 /// What every route and connection shares.
 #[derive(Clone)]
@@ -32,6 +33,15 @@ pub struct AppState {
 /// use, a task).
 pub type CreationLimiter = governor::DefaultKeyedRateLimiter<std::net::IpAddr>;
 
+/// The server could not be set up.
+#[derive(Debug, thiserror::Error)]
+pub enum BindError {
+    #[error("cannot listen on {address}: {source}")]
+    Listen { address: String, source: std::io::Error },
+    #[error("cannot read the server's secrets from the database: {0}")]
+    Database(#[from] crate::store::StoreError),
+}
+
 /// A server bound to its port, ready to run.
 pub struct App {
     listener: TcpListener,
@@ -40,8 +50,13 @@ pub struct App {
 
 impl App {
     /// Binds the configured address (port 0 picks a free port) and builds the state.
-    pub async fn bind(settings: Settings, store: Store) -> std::io::Result<App> {
-        let listener = TcpListener::bind((settings.server.host.as_str(), settings.server.port)).await?;
+    pub async fn bind(settings: Settings, store: Store) -> Result<App, BindError> {
+        let listener = TcpListener::bind((settings.server.host.as_str(), settings.server.port))
+            .await
+            .map_err(|source| BindError::Listen {
+                address: format!("{}:{}", settings.server.host, settings.server.port),
+                source,
+            })?;
         let shutdown = CancellationToken::new();
         let tracker = TaskTracker::new();
         let limits = TableLimits {
@@ -51,7 +66,12 @@ impl App {
         };
         let bots = BotPool::start(settings.bots.thread_count(), settings.bots.budgets())
             .with_bughouse_pace(settings.bots.bughouse_pace_ms);
-        let services = TableServices { limits, bots };
+        let secret = store.token_secret().await?;
+        let services = TableServices {
+            limits,
+            bots,
+            tokens: TokenIssuer::new(secret),
+        };
         let tables = Tables::new(store.clone(), services, shutdown.clone(), tracker.clone());
         match tables.restore_in_play().await {
             Ok(0) => {}

@@ -219,10 +219,7 @@ async fn run() -> Result<(), String> {
         Ok(app) => app,
         Err(err) => {
             database.close().await;
-            return Err(format!(
-                "cannot listen on {}:{}: {err}",
-                settings.server.host, settings.server.port
-            ));
+            return Err(err.to_string());
         }
     };
     let addr = app.local_addr().map_err(|err| err.to_string())?;

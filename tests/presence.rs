@@ -6,7 +6,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::actor::{Seat, TOKENS, paused_store, snapshot, tables, two_players};
+use common::actor::{Seat, paused_store, snapshot, tables, two_players};
 use serde_json::{Value, json};
 use spelbord::table::TableHandle;
 use spelbord::table::msg::Frame;
@@ -35,17 +35,19 @@ async fn both_move(first: &mut Seat, second: &mut Seat) {
     first.moved("A1").await;
 }
 
-/// The player in seat 0 comes back on a new connection with their token.
-async fn come_back(table: &TableHandle, conn: u64) -> Seat {
+/// The player in seat 0 (whose token is `token`) comes back on a new connection.
+async fn come_back(table: &TableHandle, conn: u64, token: &Option<String>) -> Seat {
     let mut back = Seat::join(table, conn).await;
-    back.send(json!({"type": "hello", "token": TOKENS[0]})).await;
-    assert_eq!(back.until("welcome").await["seats"], json!([0]));
+    let welcome = back.hello(token.as_deref()).await;
+    assert_eq!(welcome["seats"], json!([0]));
+    assert_eq!(back.token, *token, "the same player");
     back
 }
 
 #[tokio::test]
 async fn a_player_back_at_59_seconds_keeps_the_seat_and_plays_on() {
     let (_db, _pool, table, mut first, mut second) = game(json!({})).await;
+    let first_token = first.token.clone();
     both_move(&mut first, &mut second).await;
     first.leave().await;
     let away = second.until("presence").await;
@@ -54,7 +56,7 @@ async fn a_player_back_at_59_seconds_keeps_the_seat_and_plays_on() {
     assert_eq!(snapshot(&table).await["seats"][0]["player"]["away_ms"], 60_000);
 
     advance(59 * SECOND).await;
-    let mut back = come_back(&table, 3).await;
+    let mut back = come_back(&table, 3, &first_token).await;
     let present = second.until("presence").await;
     assert_eq!(
         (present["connected"].clone(), present["away_ms"].clone()),
@@ -69,6 +71,7 @@ async fn a_player_back_at_59_seconds_keeps_the_seat_and_plays_on() {
 #[tokio::test]
 async fn at_61_seconds_the_absent_player_loses() {
     let (_db, pool, table, mut first, mut second) = game(json!({})).await;
+    let first_token = first.token.clone();
     both_move(&mut first, &mut second).await;
     first.leave().await;
     advance(60 * SECOND - Duration::from_millis(1)).await;
@@ -90,7 +93,7 @@ async fn at_61_seconds_the_absent_player_loses() {
     assert_eq!((outcome.as_str(), reason.as_str()), ("win", "abandoned"));
     assert_eq!(detail["rule"], "loss_by_absence");
     // Coming back too late finds the game over.
-    let mut late = come_back(&table, 3).await;
+    let mut late = come_back(&table, 3, &first_token).await;
     late.send(json!({"type": "move", "move": {"at": "B2"}})).await;
     assert_eq!(late.until("error").await["code"], "game_over");
 }
@@ -195,7 +198,8 @@ async fn a_resume_from_too_long_ago_gets_a_snapshot() {
 #[tokio::test]
 async fn several_tabs_of_one_player_share_the_seat_and_leaving_one_is_not_absence() {
     let (_db, _pool, table, first, mut second) = game(json!({})).await;
-    let mut tab = come_back(&table, 3).await;
+    let first_token = first.token.clone();
+    let mut tab = come_back(&table, 3, &first_token).await;
     first.leave().await;
     // The other tab still holds the seat: no presence change, no grace.
     second.sync().await;

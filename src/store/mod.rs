@@ -32,6 +32,8 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error(transparent)]
     LocalPostgres(#[from] LocalPgError),
+    #[error("the stored player-token secret has the wrong length")]
+    BadSecret,
 }
 
 /// The database handle shared by every table and route. Cheap to clone.

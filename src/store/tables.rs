@@ -3,6 +3,7 @@
 use serde_json::Value;
 
 use super::{Store, StoreError};
+use crate::table::identity::SECRET_LEN;
 use crate::table::series::Standing;
 
 /// A table as stored: its game and validated settings.
@@ -23,6 +24,22 @@ pub struct NewBotSeat {
 }
 
 impl Store {
+    /// The secret player tokens are signed with: created (at random) on first use, the
+    /// same for every server on this database afterwards.
+    pub async fn token_secret(&self) -> Result<[u8; SECRET_LEN], StoreError> {
+        let fresh: [u8; SECRET_LEN] = rand::random();
+        sqlx::query(
+            "INSERT INTO server_secrets (name, secret) VALUES ('player_tokens', $1) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(&fresh[..])
+        .execute(self.pool())
+        .await?;
+        let stored: Vec<u8> = sqlx::query_scalar("SELECT secret FROM server_secrets WHERE name = 'player_tokens'")
+            .fetch_one(self.pool())
+            .await?;
+        stored.try_into().map_err(|_| StoreError::BadSecret)
+    }
+
     /// Stores a new table and the bots its settings seat, in one transaction. Returns
     /// `false` (and stores nothing) when the id is taken.
     pub async fn insert_table(

@@ -43,7 +43,7 @@ use self::series::{Interlude, SeriesState};
 use super::clock::Clocks;
 use super::handle::TableHandle;
 use super::history::{Catchup, History};
-use super::identity::{PlayerKey, PlayerToken};
+use super::identity::{PlayerKey, PlayerToken, TokenIssuer};
 use super::msg::{ConnId, Frame, TableCmd};
 use super::seats::{Holder, Seats};
 use super::settings::{Seating, TableSettings};
@@ -67,6 +67,8 @@ const TIMER_RETRY: Duration = Duration::from_secs(1);
 pub struct TableServices {
     pub limits: TableLimits,
     pub bots: BotPool,
+    /// Issues player tokens and recognises the ones the server issued.
+    pub tokens: TokenIssuer,
 }
 
 /// Limits a table enforces.
@@ -174,6 +176,8 @@ pub struct TableActor {
     retry_at: Option<Instant>,
     /// The search threads bots think on.
     bots: BotPool,
+    /// Issues player tokens and recognises the server's own.
+    tokens: TokenIssuer,
     /// Searches under way and bots waiting, per seat.
     bot_seats: BotSeats,
     /// Where the search threads send their answers; the receiver is the loop's.
@@ -187,13 +191,15 @@ pub struct TableActor {
 
 impl TableActor {
     /// A table with free seats and no game yet.
-    fn new(id: &str, settings: TableSettings, store: Store, limits: TableLimits, bots: BotPool) -> TableActor {
+    fn new(id: &str, settings: TableSettings, store: Store, services: TableServices) -> TableActor {
+        let TableServices { limits, bots, tokens } = services;
         let seat_count = settings.game.seat_count();
         let (bot_reply, bot_answers) = mpsc::unbounded_channel();
         TableActor {
             series: None,
             interlude: Interlude::default(),
             bots,
+            tokens,
             bot_seats: BotSeats::new(seat_count),
             bot_reply,
             bot_answers: Some(bot_answers),
@@ -230,7 +236,7 @@ impl TableActor {
         tracker: &TaskTracker,
     ) -> TableHandle {
         let bots = settings.bots.clone();
-        let mut actor = TableActor::new(id, settings, store, services.limits, services.bots);
+        let mut actor = TableActor::new(id, settings, store, services);
         for (seat, strength) in bots {
             actor.seats.sit(seat, Holder::Bot { strength });
             if let Some(slot) = actor.announced_presence.get_mut(usize::from(seat)) {
@@ -378,7 +384,7 @@ impl TableActor {
         };
         let token = match (token, &current.token) {
             (None, Some(known)) => known.clone(),
-            (None, None) => PlayerToken::generate(),
+            (None, None) => self.tokens.issue(),
             (Some(given), known) => {
                 let given = PlayerToken::parse(&given)
                     .map_err(|err| Refusal::new(ErrorCode::BadToken, sentence(&err.to_string())))?;
@@ -388,7 +394,13 @@ impl TableActor {
                         "This connection already presented another token; open a new connection to switch players.",
                     ));
                 }
-                given
+                // Only tokens this server issued are accepted (and, from before tokens were
+                // signed, one that holds a seat here); any other gets a fresh one.
+                if self.tokens.issued(&given) || !self.seats.held_by(&given.key()).is_empty() {
+                    given
+                } else {
+                    self.tokens.issue()
+                }
             }
         };
         self.identify(conn, token);
@@ -423,7 +435,7 @@ impl TableActor {
         if let Some(key) = self.conns.get(&conn).and_then(|c| c.key) {
             return key;
         }
-        let token = PlayerToken::generate();
+        let token = self.tokens.issue();
         let key = token.key();
         self.identify(conn, token);
         key

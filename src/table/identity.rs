@@ -3,11 +3,18 @@
 //! A player token is a random secret the client keeps (in the browser's storage) and
 //! presents on every connection. The server never stores, logs or broadcasts the token
 //! itself: it keeps only the token's SHA-256, the [`PlayerKey`].
+//!
+//! Tokens are issued by the server ([`TokenIssuer`]): 16 random bytes and the first 16
+//! bytes of their HMAC-SHA256 under the server's secret (kept in PostgreSQL, shared by
+//! every server of a deployment), base64url. The server accepts only tokens it issued, so
+//! a careless client cannot make its seat guessable by choosing its own token.
 
 use std::fmt;
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use hmac::digest::KeyInit;
+use hmac::{Hmac, Mac};
 use rand::Rng;
 use rand::distr::Alphanumeric;
 use sha2::{Digest, Sha256};
@@ -33,6 +40,70 @@ pub fn new_table_id() -> String {
 /// ```
 pub fn is_table_id(id: &str) -> bool {
     id.len() == TABLE_ID_LEN && id.bytes().all(|b| b.is_ascii_alphanumeric())
+}
+
+/// Issues player tokens and recognises the ones it issued. Cheap to copy.
+#[derive(Clone, Copy)]
+pub struct TokenIssuer {
+    /// HMAC-SHA256's block size: any secret that long is a key as it is.
+    secret: [u8; SECRET_LEN],
+}
+
+/// The length of the server's token secret, in bytes.
+pub const SECRET_LEN: usize = 64;
+
+/// Random bytes and signature bytes in a token.
+const NONCE_LEN: usize = 16;
+const TAG_LEN: usize = 16;
+
+impl TokenIssuer {
+    /// An issuer with `secret` (the server's, from the database).
+    pub fn new(secret: [u8; SECRET_LEN]) -> TokenIssuer {
+        TokenIssuer { secret }
+    }
+
+    /// An issuer with a fresh random secret (tests; its tokens do not outlive it).
+    pub fn random() -> TokenIssuer {
+        TokenIssuer::new(rand::rng().random())
+    }
+
+    fn tag(&self, nonce: &[u8]) -> [u8; TAG_LEN] {
+        let mut mac = <Hmac<Sha256> as KeyInit>::new(&self.secret.into());
+        mac.update(nonce);
+        let full = mac.finalize().into_bytes();
+        let mut tag = [0; TAG_LEN];
+        tag.copy_from_slice(&full[..TAG_LEN]);
+        tag
+    }
+
+    /// A new token: 16 random bytes and their signature, base64url (43 characters).
+    pub fn issue(&self) -> PlayerToken {
+        let nonce: [u8; NONCE_LEN] = rand::rng().random();
+        let mut bytes = [0; NONCE_LEN + TAG_LEN];
+        bytes[..NONCE_LEN].copy_from_slice(&nonce);
+        bytes[NONCE_LEN..].copy_from_slice(&self.tag(&nonce));
+        PlayerToken(URL_SAFE_NO_PAD.encode(bytes))
+    }
+
+    /// Whether this server issued `token`.
+    pub fn issued(&self, token: &PlayerToken) -> bool {
+        let Ok(bytes) = URL_SAFE_NO_PAD.decode(&token.0) else {
+            return false;
+        };
+        if bytes.len() != NONCE_LEN + TAG_LEN {
+            return false;
+        }
+        let (nonce, tag) = bytes.split_at(NONCE_LEN);
+        // Constant-time comparison of the tags.
+        let expected = self.tag(nonce);
+        expected.iter().zip(tag).fold(0u8, |diff, (a, b)| diff | (a ^ b)) == 0
+    }
+}
+
+impl fmt::Debug for TokenIssuer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("TokenIssuer(…)")
+    }
 }
 
 /// A player's secret. `Debug` does not print it.
@@ -129,6 +200,24 @@ mod tests {
         let b = PlayerToken::generate();
         assert_ne!(a, b);
         assert_eq!(PlayerToken::parse(a.expose()).map(|t| t.key()).ok(), Some(a.key()));
+    }
+
+    #[test]
+    fn only_issued_tokens_are_recognised() {
+        let issuer = TokenIssuer::random();
+        let token = issuer.issue();
+        assert_eq!(token.expose().len(), 43);
+        assert!(issuer.issued(&token));
+        assert!(issuer.issued(&PlayerToken::parse(token.expose()).unwrap()));
+        // Another server's token, a chosen one, a random one: not ours.
+        assert!(!TokenIssuer::random().issued(&token));
+        assert!(!issuer.issued(&PlayerToken::parse("aaaaaaaaaaaaaaaa").unwrap()));
+        assert!(!issuer.issued(&PlayerToken::generate()));
+        // One character changed breaks the signature.
+        let mut forged = token.expose().to_owned();
+        let last = if forged.ends_with('A') { "B" } else { "A" };
+        forged.replace_range(42.., last);
+        assert!(!issuer.issued(&PlayerToken::parse(&forged).unwrap()));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use spelbord::bots::pool::BotPool;
 use spelbord::protocol::parse_client_msg;
 use spelbord::store::Store;
 use spelbord::table::actor::{TableLimits, TableServices};
+use spelbord::table::identity::TokenIssuer;
 use spelbord::table::msg::Frame;
 use spelbord::table::{TableHandle, TableSettings, Tables};
 use tokio::sync::mpsc;
@@ -27,6 +28,8 @@ pub struct Seat {
     conn: u64,
     table: TableHandle,
     frames: mpsc::Receiver<Frame>,
+    /// The token the server issued this player (after [`Seat::hello`]).
+    pub token: Option<String>,
 }
 
 impl Seat {
@@ -37,9 +40,18 @@ impl Seat {
             conn,
             table: table.clone(),
             frames,
+            token: None,
         };
         assert_eq!(seat.recv().await["type"], "snapshot");
         seat
+    }
+
+    /// Asks the server for a token (or presents `token`) and keeps the one it returns.
+    pub async fn hello(&mut self, token: Option<&str>) -> Value {
+        self.send(json!({"type": "hello", "token": token})).await;
+        let welcome = self.until("welcome").await;
+        self.token = welcome["token"].as_str().map(str::to_owned);
+        welcome
     }
 
     pub async fn send(&self, message: Value) {
@@ -127,6 +139,7 @@ pub fn tables(store: Store) -> Tables {
             idle_after: std::time::Duration::from_secs(600),
         },
         bots: BotPool::start(1, Budgets::default()),
+        tokens: TokenIssuer::random(),
     };
     Tables::new(store, services, CancellationToken::new(), TaskTracker::new())
 }
@@ -140,8 +153,8 @@ pub async fn two_players(tables: &Tables, game: &str, settings: Value) -> (Table
     let table = tables.create(settings).await.expect("table created");
     let mut first = Seat::join(&table, 1).await;
     let mut second = Seat::join(&table, 2).await;
-    first.send(json!({"type": "hello", "token": TOKENS[0]})).await;
-    second.send(json!({"type": "hello", "token": TOKENS[1]})).await;
+    first.hello(None).await;
+    second.hello(None).await;
     first.send(json!({"type": "sit", "seat": 0, "name": "First"})).await;
     first.until("seated").await;
     second.send(json!({"type": "sit", "seat": 1, "name": "Second"})).await;
@@ -149,9 +162,6 @@ pub async fn two_players(tables: &Tables, game: &str, settings: Value) -> (Table
     first.until("game_started").await;
     (table, first, second)
 }
-
-/// The two players' tokens in [`two_players`], so tests can come back as them.
-pub const TOKENS: [&str; 2] = ["first-player-token-0000000000", "second-player-token-000000000"];
 
 /// The table's public snapshot as JSON.
 pub async fn snapshot(table: &TableHandle) -> Value {

@@ -55,7 +55,7 @@ impl TableActor {
     ) -> Result<TableHandle, RestoreError> {
         let StoredTable { table, seats, game } = stored;
         let settings = TableSettings::read(&table.game, Some(table.settings))?;
-        let mut actor = TableActor::new(&table.id, settings, store, services.limits, services.bots);
+        let mut actor = TableActor::new(&table.id, settings, store, services);
         for row in seats {
             let holder = match (
                 row.player_key.as_deref().and_then(PlayerKey::from_bytes),

@@ -33,7 +33,14 @@ pub(super) enum StartPlan {
 
 impl TableActor {
     pub(super) fn clean_name(&self, name: Option<String>) -> Result<String, Refusal> {
-        let name = name.as_deref().map(str::trim).unwrap_or("");
+        // Invisible format characters (bidirectional overrides, zero-width joiners...) would
+        // let one name pass for another: they are dropped.
+        let name: String = name
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !is_format_char(*c))
+            .collect();
+        let name = name.trim();
         if name.is_empty() {
             return Ok("Anonymous".into());
         }
@@ -60,6 +67,23 @@ impl TableActor {
             )),
             TableStatus::Waiting | TableStatus::Finished => Ok(()),
         }
+    }
+
+    /// `name`, or `name (2)`, `name (3)`... when a seated player already shows it (letter
+    /// case aside), so that two players never look the same.
+    fn distinct_name(&self, name: String) -> String {
+        let taken: Vec<String> = self
+            .seats
+            .iter()
+            .filter_map(|(_, holder)| holder.map(|h| h.name().to_lowercase()))
+            .collect();
+        if !taken.contains(&name.to_lowercase()) {
+            return name;
+        }
+        (2..)
+            .map(|n| format!("{name} ({n})"))
+            .find(|candidate| !taken.contains(&candidate.to_lowercase()))
+            .unwrap_or(name)
     }
 
     /// Refuses unless `seat` exists, is free, and seats may change now.
@@ -102,7 +126,7 @@ impl TableActor {
 
     pub(super) async fn sit(&mut self, conn: ConnId, seat: Seat, name: Option<String>) -> Result<(), Refusal> {
         self.check_free(conn, seat)?;
-        let name = self.clean_name(name)?;
+        let name = self.distinct_name(self.clean_name(name)?);
         let key = self.player(conn);
         self.fill_seat(seat, Holder::Person { key, name }).await
     }
@@ -348,5 +372,41 @@ impl TableActor {
         }
         self.bot_seats.reset();
         self.wake_bots();
+    }
+}
+
+/// Unicode format characters (general category Cf) that can make two names look alike or
+/// reorder what is shown: soft hyphen, Arabic letter mark, Mongolian vowel separator,
+/// zero-width and directional marks, bidirectional embeddings, overrides and isolates,
+/// invisible operators, the byte-order mark, interlinear annotations and tags.
+fn is_format_char(c: char) -> bool {
+    matches!(
+        c,
+        '\u{00AD}'
+            | '\u{061C}'
+            | '\u{180E}'
+            | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206F}'
+            | '\u{FEFF}'
+            | '\u{FFF9}'..='\u{FFFB}'
+            | '\u{E0001}'
+            | '\u{E0020}'..='\u{E007F}'
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_format_char;
+
+    #[test]
+    fn invisible_format_characters_are_recognised() {
+        for c in ['\u{202E}', '\u{200B}', '\u{200D}', '\u{2066}', '\u{FEFF}', '\u{E0041}'] {
+            assert!(is_format_char(c), "{c:?}");
+        }
+        for c in ['a', 'Å', '日', ' ', '-', '\u{1F600}'] {
+            assert!(!is_format_char(c), "{c:?}");
+        }
     }
 }

@@ -99,6 +99,31 @@ async fn at_61_seconds_the_absent_player_loses() {
 }
 
 #[tokio::test]
+async fn when_both_players_are_away_the_first_grace_to_run_out_aborts_the_game() {
+    let (_db, pool, table, mut first, mut second) = game(json!({})).await;
+    both_move(&mut first, &mut second).await;
+    let watcher_conn = 7;
+    let mut watcher = Seat::join(&table, watcher_conn).await;
+    first.leave().await;
+    advance(10 * SECOND).await;
+    second.leave().await;
+    // X's grace runs out first, while O is away too: nobody wins by being away less long.
+    advance(50 * SECOND).await;
+    let over = watcher.until("game_over").await;
+    assert_eq!(over["result"]["outcome"], "aborted");
+    assert_eq!(over["result"]["reason"], "abandoned");
+    assert_eq!(
+        over["result"]["detail"],
+        json!({"seat": 0, "role": "X", "rule": "everyone_away"})
+    );
+    let outcome: String = sqlx::query_scalar("SELECT outcome FROM results")
+        .fetch_one(&pool)
+        .await
+        .expect("stored");
+    assert_eq!(outcome, "aborted");
+}
+
+#[tokio::test]
 async fn a_game_whose_player_vanishes_before_both_moved_is_aborted() {
     let (_db, pool, _table, mut first, second) = game(json!({"grace_seconds": 30})).await;
     first.play("H8").await;

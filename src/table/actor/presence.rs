@@ -3,9 +3,10 @@
 //! When the last connection of a seated player closes during a game, the seat is marked
 //! away and, if the table's absence rule is `loss`, a grace timer starts (60 s by default).
 //! Coming back in time (the same token on any connection) cancels it. When it runs out:
-//! before every seat has moved the game is aborted, otherwise the absent player's team
-//! loses; both with reason `abandoned`, the detail naming the seat and the rule. With the
-//! rule `wait` (correspondence) the game just waits.
+//! if every opponent is away too, or before every seat has moved, the game is aborted;
+//! otherwise the absent player's team loses; all with reason `abandoned`, the detail
+//! naming the seat and the rule. With the rule `wait` (correspondence) the game just
+//! waits.
 
 use serde_json::json;
 use tokio::time::Instant;
@@ -111,7 +112,19 @@ impl TableActor {
             .seats
             .iter()
             .all(|(seat, _)| current.moves.iter().any(|mv| mv.seat == seat));
-        Some(if everyone_moved {
+        // Nobody wins by being away less long: when every opponent is away too, the game
+        // is aborted.
+        let opponents_away = self
+            .opponents_of(seat)
+            .iter()
+            .all(|other| self.away.get(usize::from(*other)).copied().flatten().is_some());
+        Some(if opponents_away {
+            Outcome {
+                result: GameResult::Aborted,
+                reason: EndReason::Abandoned,
+                detail: json!({"seat": seat, "role": self.role_of(seat), "rule": "everyone_away"}),
+            }
+        } else if everyone_moved {
             Outcome {
                 detail: json!({"seat": seat, "role": self.role_of(seat), "rule": "loss_by_absence"}),
                 ..Outcome::win(self.opponents_of(seat), EndReason::Abandoned)

@@ -27,6 +27,8 @@ pub struct AppState {
     pub tracker: TaskTracker,
     /// Table creations per client address.
     pub creations: Arc<CreationLimiter>,
+    /// The process's metrics, rendered by `GET /metrics`; `None` when disabled.
+    pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
 }
 
 /// Limits how fast one address may create tables (each is a database row and, while in
@@ -59,6 +61,8 @@ impl App {
             })?;
         let shutdown = CancellationToken::new();
         let tracker = TaskTracker::new();
+        // Installed before anything runs, so that what happens before the first scrape counts.
+        let metrics = settings.metrics.enabled.then(crate::metrics::install);
         let limits = TableLimits {
             name_max_chars: settings.limits.name_max_chars,
             chat_max_chars: settings.limits.chat_max_chars,
@@ -88,6 +92,7 @@ impl App {
             shutdown,
             tracker,
             creations,
+            metrics,
         };
         Ok(App { listener, state })
     }

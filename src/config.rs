@@ -18,6 +18,8 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub limits: LimitSettings,
     pub bots: BotSettings,
+    pub metrics: MetricsSettings,
+    pub log: LogSettings,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -61,6 +63,31 @@ pub struct BotSettings {
     pub hard_ms: u64,
     /// Bughouse bots move no faster than this on a fresh clock.
     pub bughouse_pace_ms: u64,
+}
+
+/// Who may read `GET /metrics` (see docs/operations.md, "Metrics").
+#[derive(Debug, Clone, Deserialize)]
+pub struct MetricsSettings {
+    /// Collect metrics and serve them; `false` answers `/metrics` with 404.
+    pub enabled: bool,
+    /// When not empty, any client presenting `Authorization: Bearer TOKEN` may read the
+    /// metrics; without it only direct loopback clients may.
+    pub token: String,
+}
+
+/// How the server logs.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LogSettings {
+    /// `text` (readable, for a terminal) or `json` (one object per line, for a collector).
+    pub format: LogFormat,
+}
+
+/// The shape of log lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 impl BotSettings {

@@ -14,12 +14,15 @@
 //! - [`bots`]: computer players for every game, and the arena that measures them.
 //! - [`store`]: Postgres (and the private development cluster).
 //! - [`perft`]: the `perft` subcommand's counts.
+//! - [`metrics`]: every metric's name and the one-line helpers that record them; the
+//!   process's Prometheus recorder (rendered by `GET /metrics`).
 
 pub mod app;
 pub mod bots;
 pub mod config;
 pub mod games;
 pub mod http;
+pub mod metrics;
 pub mod perft;
 pub mod protocol;
 pub mod store;

@@ -8,7 +8,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 use spelbord::app::App;
 use spelbord::bots::Strength;
 use spelbord::bots::arena::{self, MatchSpec};
-use spelbord::config::Settings;
+use spelbord::config::{LogFormat, Settings};
 use spelbord::games::{AnySettings, GameKind, SettingsReader};
 use spelbord::store::Database;
 use tracing_subscriber::EnvFilter;
@@ -198,10 +198,15 @@ fn ms(duration: std::time::Duration) -> f64 {
 
 #[tokio::main]
 async fn serve() -> ExitCode {
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info")))
-        .init();
-    match run().await {
+    let settings = match Settings::load() {
+        Ok(settings) => settings,
+        Err(err) => {
+            eprintln!("spelbord: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    init_logging(settings.log.format);
+    match run(settings).await {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("spelbord: {message}");
@@ -210,8 +215,18 @@ async fn serve() -> ExitCode {
     }
 }
 
-async fn run() -> Result<(), String> {
-    let settings = Settings::load().map_err(|err| err.to_string())?;
+/// Logs to standard output at `RUST_LOG` (default `info`): readable lines, or one JSON
+/// object per line with the current span's fields (a table's id, a connection's) in it.
+fn init_logging(format: LogFormat) {
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    let logs = tracing_subscriber::fmt().with_env_filter(filter);
+    match format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
+}
+
+async fn run(settings: Settings) -> Result<(), String> {
     let database = Database::open(&settings.database)
         .await
         .map_err(|err| err.to_string())?;

@@ -57,6 +57,11 @@ struct Job {
     search: Search,
     reply: mpsc::UnboundedSender<BotAnswer>,
     queued_at: Instant,
+    /// The asking table's span, entered while searching, so the search's log lines name
+    /// the table.
+    span: tracing::Span,
+    /// Counts the job as queued until a thread takes it (or it is dropped unsearched).
+    queued: crate::metrics::Counted,
 }
 
 /// The pool of search threads, and each strength's budget. Cheap to clone.
@@ -123,6 +128,8 @@ impl BotPool {
             search,
             reply,
             queued_at: Instant::now(),
+            span: tracing::Span::current(),
+            queued: crate::metrics::queued_search(),
         };
         if self.jobs.send(job).is_err() {
             tracing::error!("the bot search threads have stopped");
@@ -132,6 +139,7 @@ impl BotPool {
 
 fn run_thread(queue: &Mutex<std_mpsc::Receiver<Job>>) {
     lower_priority();
+    let _counted = crate::metrics::bot_thread();
     loop {
         let job = {
             let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
@@ -140,6 +148,9 @@ fn run_thread(queue: &Mutex<std_mpsc::Receiver<Job>>) {
                 Err(_) => return,
             }
         };
+        drop(job.queued);
+        let _searching = crate::metrics::bot_searching();
+        let _in_table = job.span.enter();
         let started = Instant::now();
         let Search {
             game,

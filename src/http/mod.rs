@@ -3,6 +3,7 @@
 pub mod assets;
 pub mod error;
 pub mod health;
+pub mod metrics;
 pub mod page;
 pub mod tables;
 
@@ -15,6 +16,7 @@ use crate::app::AppState;
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(health::healthz))
+        .route("/metrics", get(metrics::metrics))
         .route("/api/tables", post(tables::create))
         .route("/api/tables/{id}", get(tables::show))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))

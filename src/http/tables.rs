@@ -41,6 +41,7 @@ pub async fn create(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     if state.creations.check_key(&client.ip()).is_err() {
+        crate::metrics::rate_limited(crate::metrics::Limit::TableCreations);
         return Err(ApiError {
             status: StatusCode::TOO_MANY_REQUESTS,
             code: "rate_limited",

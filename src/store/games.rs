@@ -86,6 +86,7 @@ impl Store {
         deadline: Option<OffsetDateTime>,
         series: &SeriesLink<'_>,
     ) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("start_game");
         let mut tx = self.pool().begin().await?;
         if let Some(new) = &series.new {
             sqlx::query("INSERT INTO series (id, table_id, number, format) VALUES ($1, $2, $3, $4)")
@@ -157,6 +158,7 @@ impl Store {
         mv: MoveRecord<'_>,
         result: Option<ResultRecord<'_>>,
     ) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("append_move");
         let clocks: Option<Vec<i64>> = mv
             .clocks_ms
             .map(|clocks| clocks.iter().map(|ms| i64::try_from(*ms).unwrap_or(i64::MAX)).collect());
@@ -195,6 +197,7 @@ impl Store {
         keep: u32,
         deadline: Option<OffsetDateTime>,
     ) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("append_takeback");
         sqlx::query(
             "WITH taken AS (
                  INSERT INTO moves (game_id, ply, seat, payload, takeback_to)
@@ -214,6 +217,7 @@ impl Store {
 
     /// Stores the result of a game that ended without a move (resignation, agreement, ...).
     pub async fn finish_game(&self, game_id: Uuid, result: ResultRecord<'_>) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("finish_game");
         let mut tx = self.pool().begin().await?;
         insert_result(&mut tx, game_id, result).await?;
         tx.commit().await?;

@@ -49,6 +49,7 @@ impl Store {
         settings: &Value,
         bots: &[NewBotSeat],
     ) -> Result<bool, StoreError> {
+        let _timer = crate::metrics::DbWrite::start("insert_table");
         let mut tx = self.pool().begin().await?;
         let inserted =
             sqlx::query("INSERT INTO tables (id, game, settings) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
@@ -102,6 +103,7 @@ impl Store {
         name: &str,
         bot: Option<&str>,
     ) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("take_seat");
         sqlx::query(
             "INSERT INTO seats (table_id, seat, player_key, name, bot) VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (table_id, seat) DO UPDATE
@@ -119,6 +121,7 @@ impl Store {
 
     /// Records that `seat` is free.
     pub async fn free_seat(&self, table_id: &str, seat: u8) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("free_seat");
         sqlx::query("DELETE FROM seats WHERE table_id = $1 AND seat = $2")
             .bind(table_id)
             .bind(i16::from(seat))

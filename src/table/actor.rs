@@ -185,6 +185,8 @@ pub struct TableActor {
     bot_answers: Option<mpsc::UnboundedReceiver<BotAnswer>>,
     /// The series in play (or last played); `None` before the first game.
     series: Option<SeriesState>,
+    /// Counts this table in the metrics under its game and status while its actor runs.
+    gauge: crate::metrics::TableGauge,
     /// Between games: the series pause, ready players, rematch agreement.
     interlude: Interlude,
 }
@@ -196,6 +198,7 @@ impl TableActor {
         let seat_count = settings.game.seat_count();
         let (bot_reply, bot_answers) = mpsc::unbounded_channel();
         TableActor {
+            gauge: crate::metrics::TableGauge::new(settings.kind().id()),
             series: None,
             interlude: Interlude::default(),
             bots,
@@ -250,7 +253,9 @@ impl TableActor {
     fn start(self, shutdown: CancellationToken, tracker: &TaskTracker) -> TableHandle {
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
         let handle = TableHandle::new(&self.id, commands, self.shared_version.clone());
-        tracker.spawn(self.run(inbox, shutdown));
+        // Every line the actor logs (and its bots' searches) names the table.
+        let span = tracing::info_span!("table", table = %self.id);
+        tracker.spawn(tracing::Instrument::instrument(self.run(inbox, shutdown), span));
         handle
     }
 
@@ -259,6 +264,7 @@ impl TableActor {
             return;
         };
         loop {
+            self.gauge.set(self.status());
             let wake_at = self.wake_at();
             let idle_at = self.idle_at(wake_at);
             tokio::select! {

@@ -34,9 +34,11 @@ pub async fn serve(
 ) {
     let conn: ConnId = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let (outbox, mut frames) = mpsc::channel(limits.outgoing_queue.max(1));
+    tracing::Span::current().record("conn", conn);
     if table.join(conn, outbox, since).await.is_err() {
         return;
     }
+    let _open = crate::metrics::open_connection();
     let mut liveness = Liveness::new(Instant::now(), Duration::from_millis(limits.silence_timeout_ms));
     let mut pings = tokio::time::interval(Duration::from_millis(limits.ping_interval_ms.max(1)));
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -74,6 +76,7 @@ pub async fn serve(
                 match incoming {
                 Some(Ok(Message::Text(text))) => {
                     if limiter.check().is_err() {
+                        crate::metrics::rate_limited(crate::metrics::Limit::Messages);
                         let reply = error(&table, ErrorCode::RateLimited, "Too many messages; this one was dropped.".into(), None);
                         if !send(&mut sink, reply).await { break None; }
                         continue;
@@ -108,7 +111,10 @@ pub async fn serve(
         let _ = tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Close(Some(frame)))).await;
     }
     let _ = table.leave(conn).await;
-    tracing::debug!(table = table.id(), conn, "connection closed");
+    let code = close.map(|(code, _)| code);
+    crate::metrics::connection_closed(code);
+    let reason = close.map_or("the client left, or its socket failed", |(_, reason)| reason);
+    tracing::info!(code, reason, "connection closed");
 }
 
 /// Sends one message; false if the client is gone or too slow to take it.

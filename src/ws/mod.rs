@@ -9,6 +9,7 @@ pub mod liveness;
 use axum::extract::{Path, Query, State, WebSocketUpgrade};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
+use tracing::Instrument;
 
 use crate::app::AppState;
 use crate::http::error::ApiError;
@@ -39,6 +40,8 @@ pub async fn upgrade(
     let limits = state.settings.limits.clone();
     let shutdown = state.shutdown.clone();
     let tracker = state.tracker.clone();
+    // Every line the connection logs names its table and its number.
+    let span = tracing::info_span!("connection", table = %id, conn = tracing::field::Empty);
     upgrade
         .max_message_size(limits.max_message_bytes)
         .max_frame_size(limits.max_message_bytes)
@@ -46,13 +49,9 @@ pub async fn upgrade(
         .write_buffer_size(SOCKET_BUFFER)
         .on_upgrade(move |socket| async move {
             tracker
-                .spawn(connection::serve(
-                    socket,
-                    table,
-                    resume.since.zip(resume.epoch),
-                    limits,
-                    shutdown,
-                ))
+                .spawn(
+                    connection::serve(socket, table, resume.since.zip(resume.epoch), limits, shutdown).instrument(span),
+                )
                 .await
                 .ok();
         })

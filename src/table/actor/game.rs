@@ -40,6 +40,7 @@ impl TableActor {
         payload: &Value,
         think: Option<Duration>,
     ) -> Result<(), Refusal> {
+        let timer = crate::metrics::MoveTimer::start(self.settings.kind().id());
         let current = self.playing()?;
         if !current.game.active_seats().contains(seat) {
             return Err(Refusal::new(ErrorCode::NotYourTurn, "It is not your turn."));
@@ -81,6 +82,7 @@ impl TableActor {
             .append_move(current.id, record, result)
             .await
             .map_err(Refusal::storage)?;
+        timer.stored();
         let series = series.map(|(_, series)| series);
 
         // A draw offer lapses when a player who has not agreed to it moves (a Bughouse bot
@@ -118,6 +120,7 @@ impl TableActor {
             to_move,
             clocks: clock_view.clone(),
         });
+        timer.broadcast();
         if let Some(result) = finished {
             self.announce_game_over(result, clock_view, series);
             self.after_game_over();

@@ -85,6 +85,7 @@ impl TableActor {
         // Nobody is connected yet: every seated player of a game in play gets a grace.
         actor.sync_presence();
         actor.wake_bots();
+        crate::metrics::table_restored(actor.settings.kind().id());
         Ok(actor.start(shutdown, tracker))
     }
 

@@ -1,0 +1,384 @@
+//! What the server counts and measures, for `GET /metrics` (Prometheus text format).
+//!
+//! Every metric's name is a constant here, and every place that records one calls a small
+//! helper of this module (one line at the place: a counter, a gauge guard, a timer), so the
+//! list below and `docs/operations.md` are the whole story.
+//!
+//! # One recorder per process
+//! The `metrics` macros write to one recorder per process (the `metrics` crate's global
+//! one). [`install`] installs a Prometheus recorder there the first time any [`App`] is
+//! bound with metrics enabled, and hands every later caller a clone of the same
+//! [`PrometheusHandle`]; the route renders that handle. There is no listener of its own:
+//! the route is served on the main port (see [`crate::http::metrics`]).
+//!
+//! So the numbers describe the process, not one [`App`]: in production a process runs one
+//! server; in tests, where one process runs several servers, their counts add up (a test
+//! compares a counter before and after what it does, or asks for "at least"). Gauges are
+//! kept by increments and decrements from the things they count (a connection's guard, a
+//! table actor's guard, a search thread), never set from one server's view, so they stay
+//! right when several servers share the recorder. The one exception is the pool gauges,
+//! set from the scraped server's pool at each scrape.
+//!
+//! Without an installed recorder (the `arena` and `perft` commands, unit tests) every
+//! helper here costs next to nothing and records nothing.
+//!
+//! [`App`]: crate::app::App
+
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
+use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
+
+use crate::protocol::TableStatus;
+
+/// Open WebSocket connections (gauge).
+pub const WS_CONNECTIONS: &str = "spelbord_ws_connections";
+/// Closed WebSocket connections, by `code` (counter).
+pub const WS_CLOSES: &str = "spelbord_ws_closes_total";
+/// Tables in memory, by `game` and `status` (gauge).
+pub const TABLES: &str = "spelbord_tables";
+/// Tables rebuilt from the database, by `game` (counter).
+pub const TABLE_RESTORES: &str = "spelbord_table_restores_total";
+/// Moves played, by `game` (counter; its rate is moves per second).
+pub const MOVES: &str = "spelbord_moves_total";
+/// A move's way through its table, by `game` and `stage` (histogram, seconds).
+pub const MOVE_SECONDS: &str = "spelbord_move_seconds";
+/// One database write, by `op` (histogram, seconds).
+pub const DB_WRITE_SECONDS: &str = "spelbord_db_write_seconds";
+/// The database pool's connections, by `state` (`idle`, `in_use`) (gauge).
+pub const DB_POOL_CONNECTIONS: &str = "spelbord_db_pool_connections";
+/// The most connections the pool may open (gauge).
+pub const DB_POOL_MAX: &str = "spelbord_db_pool_max_connections";
+/// Bot search threads running (gauge).
+pub const BOT_THREADS: &str = "spelbord_bot_threads";
+/// Bot search threads searching now (gauge).
+pub const BOT_THREADS_BUSY: &str = "spelbord_bot_threads_busy";
+/// Bot searches waiting for a thread (gauge).
+pub const BOT_SEARCHES_QUEUED: &str = "spelbord_bot_searches_queued";
+/// Requests or messages refused by a rate limit or a cap, by `limit` (counter).
+pub const RATE_LIMITED: &str = "spelbord_rate_limited_total";
+
+/// Histogram buckets for every `*_seconds` metric: from half a millisecond (a move on an
+/// idle server) to ten seconds (the database's statement timeout).
+const SECONDS_BUCKETS: &[f64] = &[
+    0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
+];
+
+/// How often histograms are drained into their buckets when nobody scrapes (without it
+/// their samples would pile up between scrapes).
+const UPKEEP_EVERY: Duration = Duration::from_secs(5);
+
+static HANDLE: OnceLock<PrometheusHandle> = OnceLock::new();
+
+/// Installs the process's Prometheus recorder (once; later calls return the same handle).
+///
+/// If another recorder was installed first (an embedding program's), this one is not
+/// installed: its handle then renders only the descriptions, and a warning says why.
+pub fn install() -> PrometheusHandle {
+    HANDLE
+        .get_or_init(|| {
+            let builder = PrometheusBuilder::new()
+                .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)
+                .expect("the bucket list is not empty");
+            let recorder = builder.build_recorder();
+            let handle = recorder.handle();
+            if let Err(err) = metrics::set_global_recorder(recorder) {
+                tracing::warn!(error = %err, "another metrics recorder is installed: /metrics stays empty");
+            }
+            describe();
+            // Gauges without labels show from the first scrape, at zero.
+            for name in [WS_CONNECTIONS, BOT_THREADS_BUSY, BOT_SEARCHES_QUEUED] {
+                gauge!(name).increment(0.0);
+            }
+            let upkeep = handle.clone();
+            let spawned = std::thread::Builder::new()
+                .name("metrics-upkeep".into())
+                .spawn(move || {
+                    loop {
+                        std::thread::sleep(UPKEEP_EVERY);
+                        upkeep.run_upkeep();
+                    }
+                });
+            if let Err(err) = spawned {
+                tracing::warn!(error = %err, "could not start the metrics upkeep thread");
+            }
+            handle
+        })
+        .clone()
+}
+
+/// The `# HELP` line and unit of every metric.
+fn describe() {
+    describe_gauge!(WS_CONNECTIONS, "Open WebSocket connections.");
+    describe_counter!(
+        WS_CLOSES,
+        "WebSocket connections closed, by the close code the server sent (\"none\": the client left first or the socket failed)."
+    );
+    describe_gauge!(TABLES, "Tables in memory (with a running actor), by game and status.");
+    describe_counter!(TABLE_RESTORES, "Tables rebuilt from the database, by game.");
+    describe_counter!(MOVES, "Moves played and stored, by game.");
+    describe_histogram!(
+        MOVE_SECONDS,
+        Unit::Seconds,
+        "Time from a table's actor taking up a move to the move being stored (stage=stored) and queued for every connection (stage=broadcast), by game."
+    );
+    describe_histogram!(
+        DB_WRITE_SECONDS,
+        Unit::Seconds,
+        "Time of one database write (its transaction included, failed writes too), by operation."
+    );
+    describe_gauge!(
+        DB_POOL_CONNECTIONS,
+        "Database pool connections, idle or in use (at the scrape)."
+    );
+    describe_gauge!(DB_POOL_MAX, "The most connections the database pool may open.");
+    describe_gauge!(BOT_THREADS, "Bot search threads running.");
+    describe_gauge!(BOT_THREADS_BUSY, "Bot search threads searching now.");
+    describe_gauge!(BOT_SEARCHES_QUEUED, "Bot searches waiting for a free thread.");
+    describe_counter!(
+        RATE_LIMITED,
+        "Requests or messages refused by a rate limit or a cap, by limit."
+    );
+}
+
+/// The status label of a table.
+fn status_label(status: TableStatus) -> &'static str {
+    match status {
+        TableStatus::Waiting => "waiting",
+        TableStatus::Playing => "playing",
+        TableStatus::Finished => "finished",
+    }
+}
+
+/// Counts one of something in a gauge without labels while it lives.
+#[derive(Debug)]
+#[must_use = "it counts only while it is kept"]
+pub struct Counted(&'static str);
+
+impl Counted {
+    fn new(gauge: &'static str) -> Counted {
+        gauge!(gauge).increment(1.0);
+        Counted(gauge)
+    }
+}
+
+impl Drop for Counted {
+    fn drop(&mut self) {
+        gauge!(self.0).decrement(1.0);
+    }
+}
+
+/// Counts one open WebSocket connection.
+pub fn open_connection() -> Counted {
+    Counted::new(WS_CONNECTIONS)
+}
+
+/// A WebSocket connection closed; `code` is the close code the server sent, if it sent one.
+pub fn connection_closed(code: Option<u16>) {
+    let code = code.map_or_else(|| "none".to_owned(), |code| code.to_string());
+    counter!(WS_CLOSES, "code" => code).increment(1);
+}
+
+/// Counts one table in memory under its game and current status, while it lives.
+#[derive(Debug)]
+pub struct TableGauge {
+    game: &'static str,
+    /// The status it is counted under now; `None` before the first [`TableGauge::set`].
+    status: Option<&'static str>,
+}
+
+impl TableGauge {
+    /// Counts nothing until [`TableGauge::set`] (a table being rebuilt is not in memory yet).
+    pub fn new(game: &'static str) -> TableGauge {
+        TableGauge { game, status: None }
+    }
+
+    /// Counts the table under `status` (cheap when the status did not change).
+    pub fn set(&mut self, status: TableStatus) {
+        let status = status_label(status);
+        if self.status == Some(status) {
+            return;
+        }
+        if let Some(old) = self.status.replace(status) {
+            gauge!(TABLES, "game" => self.game, "status" => old).decrement(1.0);
+        }
+        gauge!(TABLES, "game" => self.game, "status" => status).increment(1.0);
+    }
+}
+
+impl Drop for TableGauge {
+    fn drop(&mut self) {
+        if let Some(status) = self.status {
+            gauge!(TABLES, "game" => self.game, "status" => status).decrement(1.0);
+        }
+    }
+}
+
+/// A table was rebuilt from the database.
+pub fn table_restored(game: &'static str) {
+    counter!(TABLE_RESTORES, "game" => game).increment(1);
+}
+
+/// Times one move through its table: started when the actor takes the move up.
+#[derive(Debug)]
+pub struct MoveTimer {
+    game: &'static str,
+    started: Instant,
+}
+
+impl MoveTimer {
+    pub fn start(game: &'static str) -> MoveTimer {
+        MoveTimer {
+            game,
+            started: Instant::now(),
+        }
+    }
+
+    /// The move is stored (counted as played from here: a refused write is no move).
+    pub fn stored(&self) {
+        counter!(MOVES, "game" => self.game).increment(1);
+        self.observe("stored");
+    }
+
+    /// The move's event is queued for every connection of the table.
+    pub fn broadcast(self) {
+        self.observe("broadcast");
+    }
+
+    fn observe(&self, stage: &'static str) {
+        histogram!(MOVE_SECONDS, "game" => self.game, "stage" => stage).record(self.started.elapsed());
+    }
+}
+
+/// Times one database write until dropped (so a write that fails is timed too).
+#[derive(Debug)]
+pub struct DbWrite {
+    op: &'static str,
+    started: Instant,
+}
+
+impl DbWrite {
+    /// `op` names the write, e.g. `append_move`.
+    pub fn start(op: &'static str) -> DbWrite {
+        DbWrite {
+            op,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Drop for DbWrite {
+    fn drop(&mut self) {
+        histogram!(DB_WRITE_SECONDS, "op" => self.op).record(self.started.elapsed());
+    }
+}
+
+/// Sets the pool gauges from the pool of the server being scraped.
+pub fn record_pool(pool: &sqlx::PgPool) {
+    let size = f64::from(pool.size());
+    let idle = pool.num_idle() as f64;
+    gauge!(DB_POOL_CONNECTIONS, "state" => "idle").set(idle);
+    gauge!(DB_POOL_CONNECTIONS, "state" => "in_use").set((size - idle).max(0.0));
+    gauge!(DB_POOL_MAX).set(f64::from(pool.options().get_max_connections()));
+}
+
+/// Counts one running bot search thread.
+pub fn bot_thread() -> Counted {
+    Counted::new(BOT_THREADS)
+}
+
+/// Counts one bot search waiting for a thread (until taken up, or dropped unsearched).
+pub fn queued_search() -> Counted {
+    Counted::new(BOT_SEARCHES_QUEUED)
+}
+
+/// Counts one search thread as busy while it searches.
+pub fn bot_searching() -> Counted {
+    Counted::new(BOT_THREADS_BUSY)
+}
+
+/// Which limit refused something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    /// A connection's messages per second (`limits.messages_per_second`).
+    Messages,
+    /// Tables one address may create per minute (`limits.tables_per_minute`).
+    TableCreations,
+    /// Concurrent connections from one address.
+    Connections,
+}
+
+impl Limit {
+    fn label(self) -> &'static str {
+        match self {
+            Limit::Messages => "messages",
+            Limit::TableCreations => "table_creations",
+            Limit::Connections => "connections",
+        }
+    }
+}
+
+/// A rate limit or a cap refused a request or a message.
+pub fn rate_limited(limit: Limit) {
+    counter!(RATE_LIMITED, "limit" => limit.label()).increment(1);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_local_recorder_sees_a_table_move_between_statuses_and_leave() {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, || {
+            let mut table = TableGauge::new("gomoku");
+            table.set(TableStatus::Waiting);
+            table.set(TableStatus::Waiting);
+            table.set(TableStatus::Playing);
+            let text = handle.render();
+            assert!(
+                text.contains("spelbord_tables{game=\"gomoku\",status=\"playing\"} 1"),
+                "{text}"
+            );
+            assert!(
+                text.contains("spelbord_tables{game=\"gomoku\",status=\"waiting\"} 0"),
+                "{text}"
+            );
+            drop(table);
+            let text = handle.render();
+            assert!(
+                text.contains("spelbord_tables{game=\"gomoku\",status=\"playing\"} 0"),
+                "{text}"
+            );
+        });
+    }
+
+    #[test]
+    fn a_counted_thing_counts_while_it_is_kept() {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, || {
+            let first = open_connection();
+            let second = open_connection();
+            assert!(handle.render().contains("spelbord_ws_connections 2"));
+            drop(first);
+            drop(second);
+            assert!(handle.render().contains("spelbord_ws_connections 0"));
+        });
+    }
+
+    #[test]
+    fn a_close_without_a_code_is_labelled_none() {
+        let recorder = PrometheusBuilder::new().build_recorder();
+        let handle = recorder.handle();
+        metrics::with_local_recorder(&recorder, || {
+            connection_closed(Some(1012));
+            connection_closed(None);
+            let text = handle.render();
+            assert!(text.contains("spelbord_ws_closes_total{code=\"1012\"} 1"), "{text}");
+            assert!(text.contains("spelbord_ws_closes_total{code=\"none\"} 1"), "{text}");
+        });
+    }
+}

@@ -70,7 +70,7 @@ impl App {
             std::num::NonZeroU32::new(settings.limits.tables_per_minute).unwrap_or(std::num::NonZeroU32::MIN);
         let creations = Arc::new(governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)));
         let capacity = serve::capacity(settings.database.max_connections);
-        tracing::debug!(capacity, "connections the file-descriptor limit allows");
+        tracing::info!(capacity, "connections the open-file limit allows");
         let clients = Clients::new(
             settings.server.trusted_proxies.clone(),
             settings.server.forwarded_header,

@@ -329,6 +329,8 @@ impl InProcessServer {
         settings.limits.messages_per_second = BENCH_RATE;
         settings.limits.message_burst = BENCH_RATE;
         settings.limits.tables_per_minute = BENCH_RATE;
+        // Every simulated player connects from 127.0.0.1.
+        settings.limits.connections_per_address = 0;
         let (admin, cluster, database_host) = runtime.block_on(admin_options())?;
         let mut server = InProcessServer {
             runtime,

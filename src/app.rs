@@ -10,6 +10,9 @@ use tower_http::trace::TraceLayer;
 
 use crate::bots::pool::BotPool;
 use crate::config::Settings;
+use crate::http::client::Clients;
+use crate::http::security::OriginPolicy;
+use crate::http::serve::{self, Serving};
 use crate::store::Store;
 use crate::table::Tables;
 use crate::table::actor::{TableLimits, TableServices};
@@ -29,10 +32,15 @@ pub struct AppState {
     pub creations: Arc<CreationLimiter>,
     /// The process's metrics, rendered by `GET /metrics`; `None` when disabled.
     pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
+    /// Who a request's client is (behind trusted proxies) and the connections each holds.
+    pub clients: Arc<Clients>,
+    /// Which browser origins may open WebSockets.
+    pub origins: Arc<OriginPolicy>,
 }
 
-/// Limits how fast one address may create tables (each is a database row and, while in
-/// use, a task).
+/// Limits how fast one client address (an IPv6 client: its /64; behind a trusted proxy:
+/// the forwarded address) may create tables (each is a database row and, while in use, a
+/// task).
 pub type CreationLimiter = governor::DefaultKeyedRateLimiter<std::net::IpAddr>;
 
 /// The server could not be set up.
@@ -85,6 +93,18 @@ impl App {
         let per_minute =
             std::num::NonZeroU32::new(settings.limits.tables_per_minute).unwrap_or(std::num::NonZeroU32::MIN);
         let creations = Arc::new(governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)));
+        let capacity = serve::capacity(settings.database.max_connections);
+        tracing::info!(capacity, "connections the open-file limit allows");
+        let clients = Clients::new(
+            settings.server.trusted_proxies.clone(),
+            settings.server.forwarded_header,
+            settings.limits.connections_per_address,
+            capacity,
+        );
+        let origins = Arc::new(OriginPolicy::new(
+            &settings.server.public_url,
+            settings.server.allowed_origins.clone(),
+        ));
         let state = AppState {
             settings: Arc::new(settings),
             store,
@@ -93,6 +113,8 @@ impl App {
             tracker,
             creations,
             metrics,
+            clients,
+            origins,
         };
         Ok(App { listener, state })
     }
@@ -106,21 +128,19 @@ impl App {
         self.state.shutdown.clone()
     }
 
-    /// Serves until the shutdown token is cancelled, then waits for every actor and socket.
+    /// Serves until the shutdown token is cancelled, then waits for every connection, actor
+    /// and socket.
     pub async fn run(self) -> std::io::Result<()> {
-        use axum::serve::ListenerExt;
         let App { listener, state } = self;
-        let listener = listener.tap_io(|tcp| {
-            if let Err(err) = tcp.set_nodelay(true) {
-                tracing::warn!(error = %err, "could not set TCP_NODELAY");
-            }
-        });
-        let shutdown = state.shutdown.clone();
-        let tracker = state.tracker.clone();
-        let router = crate::http::router(state).layer(TraceLayer::new_for_http());
-        axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>())
-            .with_graceful_shutdown(shutdown.clone().cancelled_owned())
-            .await?;
+        let serving = Serving {
+            clients: Arc::clone(&state.clients),
+            read_timeout: std::time::Duration::from_millis(state.settings.limits.request_read_timeout_ms),
+            shutdown: state.shutdown.clone(),
+            tracker: state.tracker.clone(),
+            router: crate::http::router(state).layer(TraceLayer::new_for_http()),
+        };
+        let tracker = serving.tracker.clone();
+        serve::serve(listener, serving).await;
         tracker.close();
         tracker.wait().await;
         Ok(())

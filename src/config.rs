@@ -28,6 +28,13 @@ pub struct ServerSettings {
     pub port: u16,
     /// Base of shareable links; empty means "from the request's Host header".
     pub public_url: String,
+    /// Reverse proxies (addresses or networks) whose forwarded client address and scheme
+    /// are believed; from anyone else those headers are ignored.
+    pub trusted_proxies: crate::http::client::TrustedProxies,
+    /// The header those proxies name the client in: `x-forwarded-for` or `forwarded`.
+    pub forwarded_header: crate::http::client::ForwardedHeader,
+    /// Browser origins besides the server's own that may open WebSockets (`*`: any).
+    pub allowed_origins: crate::http::security::AllowedOrigins,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -52,6 +59,11 @@ pub struct LimitSettings {
     pub name_max_chars: usize,
     pub idle_table_seconds: u64,
     pub tables_per_minute: u32,
+    /// How long a connection may take to send a request's head (from opening, or from the
+    /// previous answer) and again its body; then it is closed.
+    pub request_read_timeout_ms: u64,
+    /// Connections one client address may hold at once; 0: no cap.
+    pub connections_per_address: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -138,7 +150,18 @@ impl Settings {
         if let Ok(url) = std::env::var("DATABASE_URL") {
             builder = builder.set_override("database.url", url)?;
         }
-        Ok(builder.build()?.try_deserialize()?)
+        builder.build()?.try_deserialize::<Settings>()?.checked()
+    }
+
+    /// Checks what the types alone cannot.
+    fn checked(self) -> Result<Settings, ConfigError> {
+        let url = &self.server.public_url;
+        if !url.is_empty() && crate::http::security::origin_of_url(url).is_none() {
+            let message =
+                format!("server.public_url: \"{url}\" is not an http(s) URL such as https://play.example.org");
+            return Err(config::ConfigError::Message(message).into());
+        }
+        Ok(self)
     }
 
     /// The built-in defaults alone (for tests).
@@ -161,5 +184,39 @@ mod tests {
         assert!(settings.database.url.is_empty());
         assert!(settings.limits.max_message_bytes >= 1024);
         assert_eq!(settings.bots.budgets(), crate::bots::Budgets::default());
+    }
+
+    /// The defaults with `toml` layered over them, as a file or environment would be.
+    fn with(toml: &str) -> Result<Settings, ConfigError> {
+        config::Config::builder()
+            .add_source(config::File::from_str(DEFAULTS, config::FileFormat::Toml))
+            .add_source(config::File::from_str(toml, config::FileFormat::Toml))
+            .build()?
+            .try_deserialize::<Settings>()?
+            .checked()
+    }
+
+    #[test]
+    fn lists_may_be_one_comma_separated_string_as_in_the_environment() {
+        let settings = with(
+            "[server]\ntrusted_proxies = \"10.0.0.1, 192.168.0.0/16\"\nallowed_origins = \"https://a.example, *\"",
+        )
+        .expect("parses");
+        assert!(settings.server.trusted_proxies.contains("192.168.4.2".parse().unwrap()));
+        let listed = with("[server]\ntrusted_proxies = [\"::1\"]").expect("parses");
+        assert!(listed.server.trusted_proxies.contains("::1".parse().unwrap()));
+    }
+
+    #[test]
+    fn bad_addresses_origins_and_public_urls_are_named() {
+        for (toml, named) in [
+            ("[server]\ntrusted_proxies = [\"proxy.local\"]", "proxy.local"),
+            ("[server]\nallowed_origins = [\"example.org\"]", "example.org"),
+            ("[server]\npublic_url = \"play.example.org\"", "play.example.org"),
+            ("[server]\nforwarded_header = \"x-real-ip\"", "x-real-ip"),
+        ] {
+            let err = with(toml).expect_err(toml).to_string();
+            assert!(err.contains(named), "{err}");
+        }
     }
 }

@@ -5,8 +5,9 @@
 //! # Layout
 //! - [`config`]: layered configuration (files, then environment).
 //! - [`app`]: shared state, router, serving until shutdown.
-//! - [`http`]: REST routes (create and read tables), health check, browser pages and their
-//!   modules and styles (`/static/`).
+//! - [`http`]: serving connections (timeouts, per-address caps, trusted proxies), REST
+//!   routes (create and read tables), health check, browser pages and their modules and
+//!   styles (`/static/`), security headers.
 //! - [`ws`]: one task per WebSocket connection: parse, rate-limit, forward.
 //! - [`protocol`]: every client and server message (documented in `docs/protocol.md`).
 //! - [`table`]: one actor per table: seats, the game, versioned events.

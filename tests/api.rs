@@ -184,8 +184,11 @@ async fn the_table_page_is_served() {
 }
 
 #[tokio::test]
-async fn links_follow_a_tls_proxy() {
-    let app = spawn_app().await;
+async fn links_follow_a_trusted_tls_proxy() {
+    let app = common::spawn_app_with(|settings| {
+        settings.server.trusted_proxies = spelbord::http::client::TrustedProxies::parse(&["127.0.0.1"]).unwrap();
+    })
+    .await;
     let created: Value = reqwest::Client::new()
         .post(app.http("/api/tables"))
         .header("host", "play.example.org")

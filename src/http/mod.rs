@@ -1,28 +1,43 @@
-//! The HTTP side: REST routes for tables, the health check, the pages and their static files.
+//! The HTTP side: REST routes for tables, the health check, the pages and their static files;
+//! serving connections ([`serve`]), who the client is ([`client`]), and the headers and
+//! checks that protect browsers ([`security`]).
 
 pub mod assets;
+pub mod client;
 pub mod error;
 pub mod health;
 pub mod metrics;
 pub mod page;
+pub mod security;
+pub mod serve;
 pub mod tables;
 
 use axum::Router;
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{any, get, post};
 
 use crate::app::AppState;
 
-/// Every route of the server.
+/// Every route of the server, with the security headers on every answer and the per-client
+/// cap for requests a trusted proxy forwards.
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(metrics::metrics))
-        .route("/api/tables", post(tables::create))
+        .route(
+            "/api/tables",
+            post(tables::create).layer(DefaultBodyLimit::max(tables::MAX_BODY_BYTES)),
+        )
         .route("/api/tables/{id}", get(tables::show))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))
         .route("/t/{id}", get(page::table_page))
         .route("/static/{*path}", get(assets::asset))
         .route("/", get(page::home))
         .fallback(page::not_found)
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            client::admit_forwarded,
+        ))
+        .layer(axum::middleware::map_response(security::add_headers))
         .with_state(state)
 }

@@ -3,11 +3,12 @@
 //! served by [`super::assets`] under `/static/`.
 
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::http::{StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
 use super::error::ApiError;
 use crate::app::AppState;
+use crate::table::registry::GetError;
 
 const HOME: &str = include_str!("../../web/index.html");
 const TABLE: &str = include_str!("../../web/table.html");
@@ -16,12 +17,36 @@ pub async fn home() -> Html<&'static str> {
     Html(HOME)
 }
 
+/// How long the "try again" page waits before it reloads itself.
+const RETRY_SECONDS: u32 = 10;
+
 /// `GET /t/{id}`: the table's page; the page itself connects to the table's WebSocket.
+/// `404` only when the database says there is no such table; while it cannot be asked, a
+/// `503` page that says to try again (and does so by itself).
 pub async fn table_page(State(state): State<AppState>, Path(id): Path<String>) -> Response {
-    if state.tables.get(&id).await.is_none() {
-        return (StatusCode::NOT_FOUND, Html("<!doctype html><title>No such table</title><p>There is no such table. <a href=\"/\">Create one</a>.</p>")).into_response();
+    match state.tables.get(&id).await {
+        Ok(_) => Html(TABLE).into_response(),
+        Err(GetError::NotFound) => (
+            StatusCode::NOT_FOUND,
+            Html("<!doctype html><title>No such table</title><p>There is no such table. <a href=\"/\">Create one</a>.</p>"),
+        )
+            .into_response(),
+        Err(GetError::Unavailable(_)) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, RETRY_SECONDS.to_string())],
+            Html(format!(
+                "<!doctype html><meta http-equiv=\"refresh\" content=\"{RETRY_SECONDS}\"><title>Try again shortly</title>\
+                 <p>The table cannot be loaded right now: the server cannot reach its database. \
+                 This page tries again by itself in {RETRY_SECONDS} seconds.</p>"
+            )),
+        )
+            .into_response(),
+        Err(GetError::Unreadable(_)) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Html("<!doctype html><title>Table unreadable</title><p>This table is stored but cannot be opened. <a href=\"/\">Create another</a>.</p>"),
+        )
+            .into_response(),
     }
-    Html(TABLE).into_response()
 }
 
 pub async fn not_found() -> ApiError {

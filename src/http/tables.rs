@@ -1,16 +1,22 @@
 //! `POST /api/tables` (create a table) and `GET /api/tables/{id}` (its public snapshot).
+//!
+//! Creating takes a JSON body only (`415` otherwise, `413` over [`MAX_BODY_BYTES`]), is
+//! rate-limited per client address, and answers links built from `server.public_url` or a
+//! checked `Host`.
 
 use axum::Json;
 use axum::body::Bytes;
-use std::net::SocketAddr;
-
-use axum::extract::{ConnectInfo, Path, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::extract::rejection::BytesRejection;
+use axum::extract::{FromRequest, Path, Request, State};
+use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use std::time::Duration;
 
+use super::client::Client;
 use super::error::ApiError;
+use super::security::{is_plain_host, request_host};
 use crate::app::AppState;
 use crate::protocol::TableSnapshot;
 use crate::table::TableSettings;
@@ -34,13 +40,41 @@ struct Created {
     table: TableSnapshot,
 }
 
+/// The largest body `POST /api/tables` reads (a table's settings are a few hundred bytes).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+/// A JSON request body, by its `Content-Type`: read whole within
+/// `limits.request_read_timeout_ms` (however it is dribbled in) and [`MAX_BODY_BYTES`].
+pub struct JsonBody(Bytes);
+
+impl FromRequest<AppState> for JsonBody {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<JsonBody, ApiError> {
+        require_json(request.headers())?;
+        let within = Duration::from_millis(state.settings.limits.request_read_timeout_ms);
+        match tokio::time::timeout(within, Bytes::from_request(request, state)).await {
+            Ok(Ok(bytes)) => Ok(JsonBody(bytes)),
+            Ok(Err(rejection)) => Err(unreadable_body(&rejection)),
+            Err(_) => Err(ApiError {
+                status: StatusCode::REQUEST_TIMEOUT,
+                code: "request_timeout",
+                message: "The body did not arrive in time.".into(),
+                field: None,
+            }),
+        }
+    }
+}
+
 pub async fn create(
     State(state): State<AppState>,
-    ConnectInfo(client): ConnectInfo<SocketAddr>,
+    client: Client,
     headers: HeaderMap,
-    body: Bytes,
+    uri: Uri,
+    JsonBody(body): JsonBody,
 ) -> Result<Response, ApiError> {
-    if state.creations.check_key(&client.ip()).is_err() {
+    let base = public_base(&state, &client, &headers, &uri)?;
+    if state.creations.check_key(&client.limit_key()).is_err() {
         crate::metrics::rate_limited(crate::metrics::Limit::TableCreations);
         return Err(ApiError {
             status: StatusCode::TOO_MANY_REQUESTS,
@@ -60,7 +94,6 @@ pub async fn create(
         .snapshot()
         .await
         .map_err(|_| ApiError::unavailable("The server is shutting down."))?;
-    let base = public_base(&state, &headers);
     let websocket = format!("{}/ws/tables/{}", base.replacen("http", "ws", 1), table.id());
     let created = Created {
         id: table.id().to_owned(),
@@ -76,12 +109,44 @@ pub async fn show(State(state): State<AppState>, Path(id): Path<String>) -> Resu
         .tables
         .get(&id)
         .await
-        .ok_or_else(|| ApiError::table_not_found(&id))?;
+        .map_err(|err| ApiError::table_lookup(&id, &err))?;
     let snapshot = table
         .snapshot()
         .await
         .map_err(|_| ApiError::unavailable("The server is shutting down."))?;
     Ok(Json(snapshot))
+}
+
+/// A table is created from JSON only: an HTML form of another site cannot send
+/// `application/json` without the browser asking this server first (which it refuses).
+fn require_json(headers: &HeaderMap) -> Result<(), ApiError> {
+    let essence = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.split(';').next())
+        .map(str::trim);
+    match essence {
+        Some(kind) if kind.eq_ignore_ascii_case("application/json") => Ok(()),
+        _ => Err(ApiError {
+            status: StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            code: "unsupported_media_type",
+            message: "Send the table as JSON, with Content-Type: application/json.".into(),
+            field: None,
+        }),
+    }
+}
+
+/// The answer when the body could not be read: too large, or cut off.
+fn unreadable_body(rejection: &BytesRejection) -> ApiError {
+    if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+        return ApiError {
+            status: StatusCode::PAYLOAD_TOO_LARGE,
+            code: "payload_too_large",
+            message: format!("The body is larger than {MAX_BODY_BYTES} bytes."),
+            field: None,
+        };
+    }
+    ApiError::bad_request("bad_request", "The body could not be read.", None)
 }
 
 /// Reads a JSON body, naming the field at fault where serde can tell.
@@ -116,25 +181,23 @@ fn parse_body(body: &[u8]) -> Result<CreateTable, ApiError> {
         .map_err(|err| ApiError::bad_request("bad_request", format!("{err}."), Some("settings".into())))
 }
 
-/// The scheme and host of shareable links: configured, or from the request's `Host`
-/// header (and `X-Forwarded-Proto: https` from a TLS-terminating proxy).
-fn public_base(state: &AppState, headers: &HeaderMap) -> String {
+/// The scheme and host of shareable links: `server.public_url` when set; otherwise the
+/// request's `Host` (which must be a plain `host[:port]`), with `https` when a trusted proxy
+/// says the client used TLS.
+fn public_base(state: &AppState, client: &Client, headers: &HeaderMap, uri: &Uri) -> Result<String, ApiError> {
     let configured = state.settings.server.public_url.trim_end_matches('/');
     if !configured.is_empty() {
-        return configured.to_owned();
+        return Ok(configured.to_owned());
     }
-    let header_text = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|value| value.to_str().ok())
-            .filter(|value| !value.is_empty() && value.bytes().all(|b| b.is_ascii_graphic()))
-    };
-    let host = header_text(header::HOST.as_str()).unwrap_or("localhost");
-    let scheme = match header_text(X_FORWARDED_PROTO) {
-        Some(proto) if proto.eq_ignore_ascii_case("https") => "https",
-        _ => "http",
-    };
-    format!("{scheme}://{host}")
+    let host = request_host(headers, uri)
+        .filter(|host| is_plain_host(host))
+        .ok_or_else(|| {
+            ApiError::bad_request(
+                "bad_host",
+                "The Host header must be a plain host[:port], such as play.example.org or 127.0.0.1:8080.",
+                None,
+            )
+        })?;
+    let scheme = if client.https { "https" } else { "http" };
+    Ok(format!("{scheme}://{host}"))
 }
-
-const X_FORWARDED_PROTO: &str = "x-forwarded-proto";

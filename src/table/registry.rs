@@ -28,6 +28,20 @@ pub enum CreateError {
     NoFreeId,
 }
 
+/// Finding a table failed.
+#[derive(Debug, thiserror::Error)]
+pub enum GetError {
+    /// The database says there is no such table (or the id cannot be one).
+    #[error("there is no such table")]
+    NotFound,
+    /// The table is not in memory and the database cannot be asked now: it may exist.
+    #[error("the stored table cannot be loaded now: {0}")]
+    Unavailable(#[source] StoreError),
+    /// The table is stored but cannot be rebuilt (its settings no longer read).
+    #[error("the stored table cannot be rebuilt: {0}")]
+    Unreadable(#[source] RestoreError),
+}
+
 /// Creates tables and finds them. Cheap to clone.
 #[derive(Clone)]
 pub struct Tables {
@@ -91,26 +105,30 @@ impl Tables {
         Err(CreateError::NoFreeId)
     }
 
-    /// The table with this id: running, or rebuilt from storage. `None` if there is no
-    /// such table (or it cannot be rebuilt; the reason is logged).
-    pub async fn get(&self, id: &str) -> Option<TableHandle> {
+    /// The table with this id: running, or rebuilt from storage. A table that is not in
+    /// memory is [`GetError::NotFound`] only when the database says so; when it cannot be
+    /// asked the answer is [`GetError::Unavailable`] (logged), never "no such table".
+    pub async fn get(&self, id: &str) -> Result<TableHandle, GetError> {
         if let Some(handle) = self.running(id) {
-            return Some(handle);
+            return Ok(handle);
         }
         if !is_table_id(id) {
-            return None;
+            return Err(GetError::NotFound);
         }
         let _loading = self.loading.lock().await;
         if let Some(handle) = self.running(id) {
-            return Some(handle);
+            return Ok(handle);
         }
-        match self.load(id).await {
-            Ok(handle) => handle,
-            Err(err) => {
-                tracing::error!(table = %id, error = %err, "could not rebuild a stored table");
-                None
-            }
+        let result = match self.load(id).await {
+            Ok(Some(handle)) => Ok(handle),
+            Ok(None) => Err(GetError::NotFound),
+            Err(RestoreError::Store(err)) if !is_unreadable_row(&err) => Err(GetError::Unavailable(err)),
+            Err(err) => Err(GetError::Unreadable(err)),
+        };
+        if let Err(err @ (GetError::Unavailable(_) | GetError::Unreadable(_))) = &result {
+            tracing::error!(table = %id, error = %err, "could not rebuild a stored table");
         }
+        result
     }
 
     /// The handle of a table whose actor still runs (an idle table's actor stops; its
@@ -151,7 +169,7 @@ impl Tables {
         let ids = self.store.tables_in_play().await?;
         let mut restored = 0;
         for id in ids {
-            if self.get(&id).await.is_some() {
+            if self.get(&id).await.is_ok() {
                 restored += 1;
             }
         }
@@ -164,4 +182,18 @@ impl Tables {
         running.retain(|_, handle| !handle.is_closed());
         running.len()
     }
+}
+
+/// Whether a storage error says a row cannot be read (which waiting will not mend), rather
+/// than that the database cannot be reached.
+fn is_unreadable_row(err: &StoreError) -> bool {
+    matches!(
+        err,
+        StoreError::Database(
+            sqlx::Error::ColumnDecode { .. }
+                | sqlx::Error::ColumnNotFound(_)
+                | sqlx::Error::Decode(_)
+                | sqlx::Error::TypeNotFound { .. }
+        )
+    )
 }

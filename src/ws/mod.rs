@@ -6,12 +6,15 @@
 pub mod connection;
 pub mod liveness;
 
+use axum::Extension;
 use axum::extract::{Path, Query, State, WebSocketUpgrade};
+use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
 use serde::Deserialize;
 use tracing::Instrument;
 
 use crate::app::AppState;
+use crate::http::client::ForwardedSlot;
 use crate::http::error::ApiError;
 
 /// Frame buffers per socket: small, because a server holds many idle sockets.
@@ -28,14 +31,31 @@ pub struct Resume {
 }
 
 /// `GET /ws/tables/{id}[?since=N]`: upgrades to a WebSocket connected to that table.
+///
+/// A browser's upgrade (one with `Origin`) must come from an allowed origin (`403`
+/// otherwise, see [`crate::http::security`]); an unknown table is a `404`, a table the
+/// database cannot be asked about now a `503`.
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
     Query(resume): Query<Resume>,
+    headers: HeaderMap,
+    uri: Uri,
+    forwarded: Option<Extension<ForwardedSlot>>,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    let Some(table) = state.tables.get(&id).await else {
-        return ApiError::table_not_found(&id).into_response();
+    if !state.origins.allows(&headers, &uri) {
+        return ApiError {
+            status: StatusCode::FORBIDDEN,
+            code: "forbidden_origin",
+            message: "WebSocket connections from this origin are not allowed.".into(),
+            field: None,
+        }
+        .into_response();
+    }
+    let table = match state.tables.get(&id).await {
+        Ok(table) => table,
+        Err(err) => return ApiError::table_lookup(&id, &err).into_response(),
     };
     let limits = state.settings.limits.clone();
     let shutdown = state.shutdown.clone();
@@ -48,6 +68,8 @@ pub async fn upgrade(
         .read_buffer_size(SOCKET_BUFFER)
         .write_buffer_size(SOCKET_BUFFER)
         .on_upgrade(move |socket| async move {
+            // Behind a trusted proxy, the socket holds its client's place until it closes.
+            let _forwarded = forwarded;
             tracker
                 .spawn(
                     connection::serve(socket, table, resume.since.zip(resume.epoch), limits, shutdown).instrument(span),

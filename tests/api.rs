@@ -164,7 +164,10 @@ async fn bad_requests_are_400_and_name_the_field() {
         assert_eq!(status, 400, "{body} -> {answer}");
         assert_eq!(answer["error"]["code"], *code, "{body} -> {answer}");
         assert_eq!(answer["error"]["field"].as_str(), *field, "{body} -> {answer}");
-        assert!(answer["error"]["message"].as_str().is_some_and(|m| !m.is_empty()));
+        // Every refusal reads as a sentence, setting errors included.
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        let starts_well = message.starts_with(|c: char| c.is_uppercase() || c == '"');
+        assert!(starts_well && message.ends_with('.'), "{body} -> {answer}");
     }
     let count: i64 = sqlx::query_scalar("SELECT count(*) FROM tables")
         .fetch_one(&app.pool)

@@ -23,6 +23,45 @@ impl SettingError {
             message: message.into(),
         }
     }
+
+    /// The error as a sentence for people, in the style of every other refusal: a message
+    /// that says something of the setting ("must be one of 15, 19") gets the setting as its
+    /// subject ("Board size must be one of 15, 19."); an unknown key is quoted as sent
+    /// ("\"colour\" is not a setting of this game."); any other message is capitalised. The
+    /// field's path stays in [`SettingError::field`].
+    pub fn sentence(&self) -> String {
+        const PREDICATES: [&str; 5] = ["must ", "is ", "has ", "needs ", "are "];
+        let message = self.message.trim().trim_end_matches('.');
+        let text = if PREDICATES.iter().any(|verb| message.starts_with(verb)) {
+            format!("{} {message}", self.subject(message))
+        } else {
+            capitalised(message)
+        };
+        format!("{text}.")
+    }
+
+    /// What a predicate message speaks of: the key as sent when the message refuses the key
+    /// itself ("is not a setting", "is not a seat"), the seat a number names, or else the
+    /// last part of the field's path in words.
+    fn subject(&self, message: &str) -> String {
+        let last = self.field.rsplit('.').next().unwrap_or(&self.field);
+        if message.starts_with("is not a ") {
+            format!("\"{last}\"")
+        } else if !last.is_empty() && last.chars().all(|c| c.is_ascii_digit()) {
+            format!("Seat {last}")
+        } else {
+            capitalised(&last.replace('_', " "))
+        }
+    }
+}
+
+/// `text` with its first letter in upper case.
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
+    }
 }
 
 /// Takes known keys out of a settings object; see the module doc.
@@ -135,5 +174,49 @@ mod tests {
         let mut r = SettingsReader::of(json!({"variant": "free", "colour": "red"}));
         r.take_choice("variant", &["free"]).unwrap();
         assert_eq!(r.finish().unwrap_err().field, "settings.colour");
+    }
+
+    #[test]
+    fn errors_read_as_sentences() {
+        let cases = [
+            (
+                "settings.board_size",
+                "must be one of 15, 19",
+                "Board size must be one of 15, 19.",
+            ),
+            (
+                "settings.colour",
+                "is not a setting of this game",
+                "\"colour\" is not a setting of this game.",
+            ),
+            (
+                "settings.bots.7",
+                "is not a seat: this game has seats 0 to 1",
+                "\"7\" is not a seat: this game has seats 0 to 1.",
+            ),
+            (
+                "settings.bots.1",
+                "must be one of \"easy\"",
+                "Seat 1 must be one of \"easy\".",
+            ),
+            (
+                "game",
+                "unknown game \"chess960\"; known games: gomoku",
+                "Unknown game \"chess960\"; known games: gomoku.",
+            ),
+            (
+                "settings.time_control.base_seconds",
+                "is required (a whole number from 1 to 10800)",
+                "Base seconds is required (a whole number from 1 to 10800).",
+            ),
+            (
+                "settings.start_position",
+                "the player to move is already checkmated.",
+                "The player to move is already checkmated.",
+            ),
+        ];
+        for (field, message, sentence) in cases {
+            assert_eq!(SettingError::new(field, message).sentence(), sentence);
+        }
     }
 }

@@ -85,7 +85,7 @@ pub async fn create(
     }
     let request: CreateTable = parse_body(&body)?;
     let settings = TableSettings::read(&request.game, request.settings)
-        .map_err(|err| ApiError::bad_request("bad_setting", err.message, Some(err.field)))?;
+        .map_err(|err| ApiError::bad_request("bad_setting", err.sentence(), Some(err.field)))?;
     let table = state.tables.create(settings).await.map_err(|err| {
         tracing::error!(error = %err, "could not create a table");
         ApiError::unavailable("The table could not be stored; please try again.")

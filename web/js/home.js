@@ -124,8 +124,8 @@ function showError(error) {
     target = visible.find((p) => fields(p).includes(field));
   }
   const message = error.message || "refused";
-  if (target) target.textContent = message.charAt(0).toUpperCase() + message.slice(1) + (/[.!?]$/.test(message) ? "" : ".");
-  else createError.textContent = error.field ? `${error.field}: ${message}` : message;
+  // The server's messages are sentences that name the setting.
+  (target || createError).textContent = message;
   if (target) {
     const box = target.parentElement;
     const input = box.querySelector(`input[data-field="${error.field}"]`) || box.querySelector("input[type=number]") || box.querySelector("input:checked");

@@ -207,6 +207,20 @@ impl Outcome {
             _ => &[],
         }
     }
+
+    /// An outcome as stored (the names of [`Outcome::kind`] and [`EndReason::as_str`]);
+    /// anything unreadable reads as aborted.
+    pub fn from_stored(kind: &str, winners: &[Seat], reason: &str, detail: Value) -> Outcome {
+        let reason: EndReason = serde_json::from_value(Value::String(reason.to_owned())).unwrap_or(EndReason::Aborted);
+        let result = match kind {
+            "win" => GameResult::Win {
+                winners: winners.to_vec(),
+            },
+            "draw" => GameResult::Draw,
+            _ => GameResult::Aborted,
+        };
+        Outcome { result, reason, detail }
+    }
 }
 
 /// A move refused by the rules: a stable machine-readable `rule` and a human sentence.

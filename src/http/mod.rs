@@ -8,6 +8,7 @@ pub mod error;
 pub mod health;
 pub mod metrics;
 pub mod page;
+pub mod records;
 pub mod security;
 pub mod serve;
 pub mod tables;
@@ -29,6 +30,8 @@ pub fn router(state: AppState) -> Router {
             post(tables::create).layer(DefaultBodyLimit::max(tables::MAX_BODY_BYTES)),
         )
         .route("/api/tables/{id}", get(tables::show))
+        .route("/api/tables/{id}/games", get(records::table_games))
+        .route("/api/games/{id}", get(records::game))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))
         .route("/t/{id}", get(page::table_page))
         .route("/static/{*path}", get(assets::asset))

@@ -184,7 +184,12 @@ fn parse_body(body: &[u8]) -> Result<CreateTable, ApiError> {
 /// The scheme and host of shareable links: `server.public_url` when set; otherwise the
 /// request's `Host` (which must be a plain `host[:port]`), with `https` when a trusted proxy
 /// says the client used TLS.
-fn public_base(state: &AppState, client: &Client, headers: &HeaderMap, uri: &Uri) -> Result<String, ApiError> {
+pub(super) fn public_base(
+    state: &AppState,
+    client: &Client,
+    headers: &HeaderMap,
+    uri: &Uri,
+) -> Result<String, ApiError> {
     let configured = state.settings.server.public_url.trim_end_matches('/');
     if !configured.is_empty() {
         return Ok(configured.to_owned());

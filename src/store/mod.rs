@@ -3,12 +3,14 @@
 //! - [`local_pg`]: a private PostgreSQL cluster for development and tests.
 //! - [`tables`]: tables and who holds their seats.
 //! - [`games`]: games, their moves and their results.
+//! - [`records`]: games read back for the records API.
 //!
 //! Every write the table actor depends on is awaited before the actor tells anyone about
 //! the change it records, so an acknowledged move is a stored move.
 
 pub mod games;
 pub mod local_pg;
+pub mod records;
 pub mod tables;
 
 use std::path::PathBuf;

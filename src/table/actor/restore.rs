@@ -93,13 +93,7 @@ impl TableActor {
     /// restores its clocks and its series.
     async fn replay(&self, row: GameRow) -> Result<(CurrentGame, SeriesState), StoreError> {
         // The line the players saw: every move, less those taken back.
-        let mut line: Vec<&MoveRow> = Vec::with_capacity(row.moves.len());
-        for record in &row.moves {
-            match record.takeback_to {
-                Some(keep) => line.truncate(usize::try_from(keep).unwrap_or(usize::MAX)),
-                None => line.push(record),
-            }
-        }
+        let line: Vec<&MoveRow> = crate::records::line_of(&row.moves, |record| record.takeback_to);
         let mut game = self.settings.game.new_game();
         let mut moves = Vec::with_capacity(line.len());
         let mut clock_log = Vec::with_capacity(line.len());
@@ -242,20 +236,15 @@ fn until(deadline: OffsetDateTime) -> Duration {
 
 /// A stored result as the rules know it.
 fn outcome_of(row: &ResultRow) -> Outcome {
-    let reason: EndReason = serde_json::from_value(Value::String(row.reason.clone())).unwrap_or(EndReason::Aborted);
     let winners: Vec<Seat> = row
         .winners
         .iter()
         .filter_map(|seat| Seat::try_from(*seat).ok())
         .collect();
-    let result = match row.outcome.as_str() {
-        "win" => GameResult::Win { winners },
-        "draw" => GameResult::Draw,
-        _ => GameResult::Aborted,
-    };
-    Outcome {
-        result,
-        reason,
-        detail: row.detail.clone().unwrap_or(Value::Null),
-    }
+    Outcome::from_stored(
+        &row.outcome,
+        &winners,
+        &row.reason,
+        row.detail.clone().unwrap_or(Value::Null),
+    )
 }

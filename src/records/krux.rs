@@ -1,0 +1,95 @@
+//! Krux records, turn by turn: the tag pairs (White and Black, the start `Position` in the
+//! position notation), then one line per turn, `7. white 1: ring blue, step c2, push e7,
+//! end`: the turn's number, the side, the piece in turn, and its parts in the order
+//! played, each as its kind and its square (or ring). A turn sent whole and a turn sent
+//! part by part read the same. A game that ended inside a turn (a piece in the hole)
+//! shows that turn up to the part that ended it. Then the result, `1-0` a white win.
+
+use serde_json::Value;
+
+use super::GameRecord;
+use super::export::{Tags, pgn_result, player_name};
+use super::replay::{ReplayError, replay};
+
+/// The record as turn-by-turn text.
+pub fn text(record: &GameRecord, site: &str) -> Result<String, ReplayError> {
+    let replay = replay(record)?;
+    let mut tags = Tags::common(record, site);
+    tags.add("White", player_name(record, 0));
+    tags.add("Black", player_name(record, 1));
+    let result = pgn_result(record, &[0]);
+    tags.add("Result", result);
+    if let Some(position) = replay.start["position"].as_str() {
+        tags.add("Position", position);
+    }
+    tags.closing(record);
+
+    let mut out = tags.finish();
+    let mut turn_start = &replay.start;
+    let mut parts: Vec<String> = Vec::new();
+    for mv in &replay.moves {
+        parts.extend(parts_of(&mv.record.payload));
+        let turn_ended = mv.view["turn_number"] != turn_start["turn_number"] || mv.view["to_move"].is_null();
+        if turn_ended {
+            out.push_str(&turn_line(turn_start, &parts));
+            parts.clear();
+            turn_start = &mv.view;
+        }
+    }
+    if !parts.is_empty() {
+        out.push_str(&turn_line(turn_start, &parts));
+    }
+    out.push_str(result);
+    out.push('\n');
+    Ok(out)
+}
+
+/// `7. white 1: step c2, end` for the turn that began at `start`.
+fn turn_line(start: &Value, parts: &[String]) -> String {
+    let number = start["turn_number"].as_u64().unwrap_or(0);
+    let side = start["to_move"].as_str().unwrap_or("?");
+    let piece = start["piece_in_turn"].as_u64().unwrap_or(0);
+    format!("{number}. {side} {piece}: {}\n", parts.join(", "))
+}
+
+/// The parts of a stored move (one part or a whole turn) as text: `step c2`, `ring blue`.
+fn parts_of(payload: &Value) -> Vec<String> {
+    match payload.get("turn").and_then(Value::as_array) {
+        Some(parts) => parts.iter().map(part_text).collect(),
+        None => vec![part_text(payload)],
+    }
+}
+
+fn part_text(part: &Value) -> String {
+    let Some(map) = part.as_object() else {
+        return part.to_string();
+    };
+    let kind = map.get("part").and_then(Value::as_str).unwrap_or("?");
+    let operands: Vec<&str> = map
+        .iter()
+        .filter(|(key, _)| key.as_str() != "part")
+        .filter_map(|(_, value)| value.as_str())
+        .collect();
+    if operands.is_empty() {
+        kind.to_owned()
+    } else {
+        format!("{kind} {}", operands.join(" "))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parts_read_as_kind_and_operand() {
+        assert_eq!(parts_of(&json!({"part": "step", "to": "c2"})), vec!["step c2"]);
+        assert_eq!(
+            parts_of(
+                &json!({"turn": [{"part": "ring", "ring": "blue"}, {"part": "pick_up", "target": "c3"}, {"part": "end"}]})
+            ),
+            vec!["ring blue", "pick_up c3", "end"]
+        );
+    }
+}

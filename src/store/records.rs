@@ -1,0 +1,164 @@
+//! Reading finished and running games back for the records API: a table's games with
+//! their players and results, and one game with every stored record (moves and
+//! take-backs) and its clocks. Read-only; the rows are those the table actor wrote.
+
+use serde_json::Value;
+use time::OffsetDateTime;
+use uuid::Uuid;
+
+use super::{Store, StoreError};
+
+/// A player of a stored game.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PlayerRow {
+    pub seat: i16,
+    pub role: String,
+    pub name: String,
+    /// A bot's strength; `None` for a person.
+    pub bot: Option<String>,
+    /// The player's side in the series (0 or 1); `None` for games stored before series.
+    pub side: Option<i16>,
+}
+
+/// A game as listed: who played, how it ended, where it stands in its series.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct GameSummaryRow {
+    pub id: Uuid,
+    pub table_id: String,
+    pub game: String,
+    pub number: i32,
+    pub status: String,
+    pub rated: bool,
+    pub started_at: OffsetDateTime,
+    pub ended_at: Option<OffsetDateTime>,
+    pub series_number: Option<i32>,
+    pub series_format: Option<String>,
+    pub series_game: Option<i32>,
+    pub outcome: Option<String>,
+    pub winners: Option<Vec<i16>>,
+    pub reason: Option<String>,
+    pub detail: Option<Value>,
+    /// Moves on the board at the end (take-backs applied); for a running game, the
+    /// records stored so far.
+    pub move_count: i64,
+}
+
+/// A game as listed, with its players.
+pub type ListedGame = (GameSummaryRow, Vec<PlayerRow>);
+
+/// A player row with the game it belongs to.
+#[derive(Debug, Clone, sqlx::FromRow)]
+struct GamePlayerRow {
+    game_id: Uuid,
+    #[sqlx(flatten)]
+    player: PlayerRow,
+}
+
+/// One stored record of a game: a move, or a take-back (`takeback_to` set).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct RecordRow {
+    pub ply: i32,
+    pub seat: i16,
+    pub payload: Value,
+    pub clocks_ms: Option<Vec<i64>>,
+    pub takeback_to: Option<i32>,
+    pub played_at: OffsetDateTime,
+}
+
+/// One game with its table's settings, its players and every record.
+#[derive(Debug, Clone)]
+pub struct GameRecordRow {
+    pub summary: GameSummaryRow,
+    /// The table's settings (the game's settings are among them).
+    pub settings: Value,
+    pub players: Vec<PlayerRow>,
+    pub records: Vec<RecordRow>,
+}
+
+/// The columns of [`GameSummaryRow`]; `g` is `games`, `t` its table.
+const SUMMARY_COLUMNS: &str = "
+    g.id, g.table_id, t.game, g.number, g.status, g.rated, g.started_at, g.ended_at,
+    s.number AS series_number, s.format AS series_format, g.series_game,
+    r.outcome, r.winners, r.reason, r.detail,
+    COALESCE(r.move_count::bigint, (SELECT count(*) FROM moves m WHERE m.game_id = g.id)) AS move_count";
+
+/// The joins [`SUMMARY_COLUMNS`] read from.
+const SUMMARY_FROM: &str = "
+    FROM games g
+    JOIN tables t ON t.id = g.table_id
+    LEFT JOIN series s ON s.id = g.series_id
+    LEFT JOIN results r ON r.game_id = g.id";
+
+impl Store {
+    /// A table's games, oldest first, each with its players; `None` if there is no such
+    /// table.
+    pub async fn table_games(
+        &self,
+        table_id: &str,
+    ) -> Result<Option<Vec<(GameSummaryRow, Vec<PlayerRow>)>>, StoreError> {
+        if self.table(table_id).await?.is_none() {
+            return Ok(None);
+        }
+        let games: Vec<GameSummaryRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {SUMMARY_COLUMNS} {SUMMARY_FROM} WHERE g.table_id = $1 ORDER BY g.number"
+        )))
+        .bind(table_id)
+        .fetch_all(self.pool())
+        .await?;
+        let ids: Vec<Uuid> = games.iter().map(|game| game.id).collect();
+        let players: Vec<GamePlayerRow> = sqlx::query_as(
+            "SELECT game_id, seat, role, name, bot, side FROM game_players
+              WHERE game_id = ANY($1) ORDER BY game_id, seat",
+        )
+        .bind(&ids)
+        .fetch_all(self.pool())
+        .await?;
+        let listed = games
+            .into_iter()
+            .map(|game| {
+                let own = players
+                    .iter()
+                    .filter(|row| row.game_id == game.id)
+                    .map(|row| row.player.clone())
+                    .collect();
+                (game, own)
+            })
+            .collect();
+        Ok(Some(listed))
+    }
+
+    /// One game with everything needed to replay it; `None` if there is no such game.
+    pub async fn game_record(&self, game_id: Uuid) -> Result<Option<GameRecordRow>, StoreError> {
+        let summary: Option<GameSummaryRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {SUMMARY_COLUMNS} {SUMMARY_FROM} WHERE g.id = $1"
+        )))
+        .bind(game_id)
+        .fetch_optional(self.pool())
+        .await?;
+        let Some(summary) = summary else {
+            return Ok(None);
+        };
+        let settings: Value = sqlx::query_scalar("SELECT settings FROM tables WHERE id = $1")
+            .bind(&summary.table_id)
+            .fetch_one(self.pool())
+            .await?;
+        let players: Vec<PlayerRow> =
+            sqlx::query_as("SELECT seat, role, name, bot, side FROM game_players WHERE game_id = $1 ORDER BY seat")
+                .bind(game_id)
+                .fetch_all(self.pool())
+                .await?;
+        let records: Vec<RecordRow> = sqlx::query_as(
+            "SELECT ply, seat, payload, clocks_ms, takeback_to, played_at FROM moves
+              WHERE game_id = $1 ORDER BY ply",
+        )
+        .bind(game_id)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(Some(GameRecordRow {
+            summary,
+            settings,
+            players,
+            records,
+        }))
+    }
+}

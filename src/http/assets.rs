@@ -48,6 +48,7 @@ const ASSETS: &[Asset] = assets![
     "js/home.js",
     "js/input.js",
     "js/net.js",
+    "js/records.js",
     "js/series.js",
     "js/table.js",
 ];

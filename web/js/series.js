@@ -28,7 +28,7 @@ export function seriesPanel(page) {
   const { isMine, roleOf, playerName, send, log, playing } = page;
   let nextGameAt = null; // performance.now() when the series' next game starts, during the pause
 
-  const t = () => page.table;
+  const t = () => page.liveTable;
   /** "you", or "Anna (X)". */
   const name = (seat) => (isMine(seat) ? "you" : `${playerName(seat)} (${roleOf(seat)})`);
   const names = (seats) => seats.map(name).join(", ");

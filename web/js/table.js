@@ -7,6 +7,7 @@ import { $, el, button } from "./dom.js";
 import { connectTable } from "./net.js";
 import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, restartTurn, turnNow, thinkMs } from "./clock.js";
 import { seriesPanel, formatText } from "./series.js";
+import { recordsPanel } from "./records.js";
 import { gomoku } from "./boards/gomoku.js";
 import { linesOfAction } from "./boards/loa.js";
 import { krux } from "./boards/krux.js";
@@ -181,6 +182,7 @@ function handle(msg) {
       if (msg.series) table.series = msg.series;
       if ("clocks" in msg) setClocks(msg.clocks);
       premove = null;
+      recordsUi.refresh(); // the finished game joins the list, ready to replay
       break;
     case "chat": addChat(msg); break;
     default: seriesUi.apply(msg); // series, rematches, new game, take-back requests
@@ -199,6 +201,7 @@ function applySnapshot(msg) {
   for (const s of table.seats) setAway(s.seat, s.player);
   unknownTurn(table); // we do not know when the current turn began: send no `think_ms` for it
   if (table.status !== "playing") premove = null;
+  recordsUi.refresh();
   renderAll();
 }
 
@@ -310,18 +313,25 @@ function timeControlText(tc) {
  * web/README.md.
  */
 const page = {
-  get table() { return table; },
+  /** The table as the board shows it: the live table, or a past game's position in a replay. */
+  get table() { return recordsUi ? recordsUi.view(table) : table; },
+  /** The live table, always (for what changes it: series and agreement events). */
+  get liveTable() { return table; },
   get mySeats() { return mySeats; },
   get premove() { return premove; },
   /** Which seats are to move, as a key that changes with every new turn. */
   get turnKey() { return turnNow(); },
-  playing, myTurnSeat, actingSeat, isMine, roleOf, playerName, colour, reasonText, roleBadge, awayCounting,
+  // While a replay is shown the board takes no moves.
+  playing: () => playing() && !recordsUi.replaying,
+  myTurnSeat: () => (recordsUi.replaying ? undefined : myTurnSeat()),
+  actingSeat, isMine, roleOf, playerName, colour, reasonText, roleBadge, awayCounting,
   timed: () => timed(table),
   send, play, moveOrPremove, log,
 };
 const GAMES = { gomoku: gomoku(page), "lines-of-action": linesOfAction(page), krux: krux(page), bughouse: bughouse(page) };
 const GENERIC = generic(page);
 const seriesUi = seriesPanel(page);
+const recordsUi = recordsPanel(page, tableId, () => renderAll());
 
 // ================================================================ rendering: the table
 const game = () => GAMES[table.game] || GENERIC;

@@ -1,0 +1,153 @@
+// The table's games (GET /api/tables/{id}/games): a list with each game's result, a Replay
+// button and download links for each export format; and the replay view, which shows a past
+// game's positions on the table's own board, stepping with buttons or the arrow keys, while
+// the live table goes on underneath. See docs/records.md.
+
+import { $, el, button } from "./dom.js";
+
+const FORMAT_NAMES = {
+  text: "Move list", psq: "Piskvork (.psq)", pgn: "PGN", bpgn: "BPGN",
+  "pgn-a": "Board A (PGN)", "pgn-b": "Board B (PGN)", json: "JSON",
+};
+
+/**
+ * The games panel and the replay view. `page` is the table page's shared object;
+ * `rerender()` redraws the page (the board shows `view()` while a replay is open).
+ */
+export function recordsPanel(page, tableId, rerender) {
+  let games = [];       // the table's games, as listed
+  let replay = null;    // {record, index}: the game shown and the position (0 = the start)
+  let loading = null;   // the list request in flight
+
+  /** The table as the board should show it: the live table, or the replayed position. */
+  function view(table) {
+    if (!replay || !table) return table;
+    const { record, index } = replay;
+    const last = index === record.moves.length;
+    return {
+      ...table,
+      status: "finished",
+      state: index === 0 ? record.start : last ? record.end : record.moves[index - 1].state,
+      to_move: [],
+      moves: record.moves.slice(0, index),
+      result: last ? record.result : null,
+      draw_offer: null,
+      draw_agreed: [],
+    };
+  }
+
+  async function refresh() {
+    if (loading) return loading;
+    loading = (async () => {
+      try {
+        const answer = await fetch(`/api/tables/${encodeURIComponent(tableId)}/games`);
+        if (answer.ok) games = (await answer.json()).games;
+      } catch { /* offline: keep the list we have */ }
+      loading = null;
+      render();
+    })();
+    return loading;
+  }
+
+  async function open(game) {
+    try {
+      const answer = await fetch(`/api/games/${game.id}`);
+      const body = await answer.json();
+      if (!answer.ok) return page.log(body.error ? body.error.message : "The game could not be loaded.");
+      replay = { record: body, index: body.moves.length };
+      render();
+      rerender();
+      $("replay-bar").scrollIntoView({ block: "nearest" });
+    } catch {
+      page.log("The game could not be loaded; check the connection.");
+    }
+  }
+
+  function close() {
+    replay = null;
+    render();
+    rerender();
+  }
+
+  function step(to) {
+    if (!replay) return;
+    replay.index = Math.max(0, Math.min(replay.record.moves.length, to));
+    render();
+    rerender();
+  }
+
+  const who = (game) => game.players.map((p) => `${p.name} (${p.role})`).join(" – ");
+  function resultLine(game) {
+    if (game.status === "playing") return "being played";
+    const r = game.result;
+    if (!r) return "";
+    if (r.outcome === "draw") return `draw, ${page.reasonText(r.reason)}`;
+    if (r.outcome === "aborted") return "aborted";
+    const winners = game.players.filter((p) => r.winners.includes(p.seat)).map((p) => p.name).join(" & ");
+    return `${winners} won, ${page.reasonText(r.reason)}`;
+  }
+
+  function formatsOf(game) {
+    // The formats each game exports (docs/records.md); json is the record itself.
+    return {
+      gomoku: ["text", "psq"], "lines-of-action": ["pgn"], krux: ["text"], bughouse: ["bpgn", "pgn-a", "pgn-b"],
+    }[game.game] || [];
+  }
+
+  function render() {
+    $("records-section").hidden = games.length === 0;
+    const list = $("records-list");
+    list.replaceChildren();
+    for (const game of [...games].reverse()) {
+      const item = el("li");
+      const title = game.series && game.series.format !== "single"
+        ? `Game ${game.number} (series ${game.series.number}, game ${game.series.game})`
+        : `Game ${game.number}`;
+      item.append(el("strong", "", title), el("span", "muted", ` ${who(game)} — ${resultLine(game)}, ${game.move_count} moves`));
+      const row = el("div", "row");
+      const shown = replay && replay.record.id === game.id;
+      row.append(button(shown ? "Shown" : "Replay", `Replay game ${game.number}`, () => open(game), "secondary"));
+      for (const format of formatsOf(game)) {
+        const link = el("a", "download", FORMAT_NAMES[format] || format);
+        link.href = `/api/games/${game.id}?format=${format}`;
+        link.setAttribute("download", "");
+        row.append(link);
+      }
+      item.append(row);
+      list.append(item);
+    }
+    const bar = $("replay-bar");
+    bar.hidden = !replay;
+    if (replay) {
+      const { record, index } = replay;
+      const total = record.moves.length;
+      $("replay-title").textContent = `Replay of game ${record.number}: ${index === 0 ? "start" : `move ${index} of ${total}`}`
+        + (index === total && record.result ? ` — ${resultLine(record)}` : "");
+      $("replay-first").disabled = $("replay-back").disabled = index === 0;
+      $("replay-next").disabled = $("replay-last").disabled = index === total;
+    }
+  }
+
+  $("replay-first").addEventListener("click", () => step(0));
+  $("replay-back").addEventListener("click", () => replay && step(replay.index - 1));
+  $("replay-next").addEventListener("click", () => replay && step(replay.index + 1));
+  $("replay-last").addEventListener("click", () => replay && step(Infinity));
+  $("replay-close").addEventListener("click", close);
+  document.addEventListener("keydown", (event) => {
+    if (!replay || event.target.closest("input, textarea, select")) return;
+    const moves = { ArrowLeft: -1, ArrowRight: 1 };
+    if (event.key in moves) {
+      event.preventDefault();
+      step(replay.index + moves[event.key]);
+    } else if (event.key === "Home") step(0);
+    else if (event.key === "End") step(Infinity);
+    else if (event.key === "Escape") close();
+  });
+
+  return {
+    view,
+    refresh,
+    /** Whether a replay is shown (the board takes no moves then). */
+    get replaying() { return replay !== null; },
+  };
+}

@@ -39,6 +39,7 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use self::bots::BotSeats;
+use self::presence::Audience;
 use self::series::{Interlude, SeriesState};
 use super::clock::Clocks;
 use super::handle::TableHandle;
@@ -160,7 +161,8 @@ pub struct TableActor {
     announced_presence: Vec<bool>,
     /// For each seat whose player is away during a game: when their reconnect grace ends.
     away: Vec<Option<Instant>>,
-    announced_spectators: usize,
+    /// The spectator count as announced (at most once a second).
+    audience: Audience,
     conns: HashMap<ConnId, Conn>,
     current: Option<CurrentGame>,
     /// The starting position shown before the first game starts.
@@ -212,7 +214,7 @@ impl TableActor {
             premoves: vec![None; seat_count],
             announced_presence: vec![false; seat_count],
             away: vec![None; seat_count],
-            announced_spectators: 0,
+            audience: Audience::default(),
             conns: HashMap::new(),
             current: None,
             retry_at: None,
@@ -261,6 +263,8 @@ impl TableActor {
                 // The table's own timer: flags fall and graces run out whether or not
                 // anyone is connected.
                 _ = sleep_until(wake_at) => self.settle_timers().await,
+                // The spectator count, at most once a second.
+                _ = sleep_until(self.audience.due) => self.announce_spectators(),
                 Some(answer) = bot_answers.recv() => {
                     self.settle_timers().await;
                     self.bot_answered(answer).await;

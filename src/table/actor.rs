@@ -549,15 +549,22 @@ impl TableActor {
     }
 
     /// Sends a new connection what it needs: the events it missed since `since` and then
-    /// `resumed`, or (without `since`, or when the gap is too old) a snapshot.
+    /// `resumed`, or (without `since`, or when the gap is too old or too long to replay)
+    /// a snapshot.
+    ///
+    /// A replay fills at most half the connection's queue, so that it cannot overflow it
+    /// (and get the client dropped as too slow) even while new events arrive before the
+    /// client has read it; a longer gap costs one snapshot frame instead.
     fn catch_up(&mut self, conn: ConnId, since: Option<(u64, u32)>) {
+        let replay_budget = self.conns.get(&conn).map_or(0, |entry| entry.outbox.max_capacity() / 2);
         let missed = since.map(|(seen, epoch)| match epoch == self.epoch {
             true => self.history.since(seen, self.version),
             // A version of an earlier incarnation of the table (before a restart).
             false => Catchup::Snapshot,
         });
         match missed {
-            Some(Catchup::Events(frames)) => {
+            // The events, and `resumed` after them.
+            Some(Catchup::Events(frames)) if frames.len() < replay_budget => {
                 for frame in frames {
                     if !self.send_frame(conn, frame) {
                         return;
@@ -569,7 +576,7 @@ impl TableActor {
                 };
                 self.send_to(conn, &resumed);
             }
-            Some(Catchup::Snapshot) | None => {
+            Some(Catchup::Events(_) | Catchup::Snapshot) | None => {
                 let snapshot = ServerMsg::Snapshot {
                     version: self.version,
                     table: Box::new(self.snapshot()),
@@ -624,7 +631,8 @@ impl TableActor {
         }
         for (conn, full) in conns {
             if self.conns.remove(conn).is_some() && *full {
-                tracing::info!(table = %self.id, conn, "dropped a connection that could not keep up");
+                // Its connection task logs the close (1013), once.
+                tracing::debug!(table = %self.id, conn, "dropped a connection that could not keep up");
             }
         }
         self.sync_presence();

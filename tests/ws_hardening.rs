@@ -331,6 +331,19 @@ async fn a_client_that_stops_reading_for_long_is_closed_with_1013_when_it_reads_
     assert_eq!(close_code(&mut ws).await, Some(1013));
 }
 
+#[tokio::test]
+async fn a_client_that_closes_gets_its_close_answered() {
+    let app = spawn_app().await;
+    let table = app.gomoku_table(json!({})).await;
+    let mut ws = open(&app, &format!("/ws/tables/{table}")).await;
+    let bye = tokio_tungstenite::tungstenite::protocol::CloseFrame {
+        code: 1000.into(),
+        reason: "bye".into(),
+    };
+    ws.send(Message::Close(Some(bye))).await.expect("send");
+    assert_eq!(close_code(&mut ws).await, Some(1000));
+}
+
 // ----- defect 10: a shutdown closes every connection with 1012 -----
 
 #[tokio::test]

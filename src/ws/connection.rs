@@ -184,12 +184,18 @@ pub async fn serve(
             },
         }
     };
-    if let Some(code) = ending.sent_code() {
-        let frame = CloseFrame {
-            code,
-            reason: ending.reason().into(),
-        };
-        let _ = tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Close(Some(frame)))).await;
+    match ending.sent_code() {
+        Some(code) => {
+            let frame = CloseFrame {
+                code,
+                reason: ending.reason().into(),
+            };
+            let _ = tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Close(Some(frame)))).await;
+        }
+        // Completes the client's closing handshake (the WebSocket layer queued the reply).
+        None => {
+            let _ = tokio::time::timeout(SEND_TIMEOUT, sink.close()).await;
+        }
     }
     let _ = table.leave(conn).await;
     let code = match ending {

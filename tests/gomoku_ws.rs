@@ -3,6 +3,8 @@
 
 mod common;
 
+use std::time::Duration;
+
 use common::{Client, TestApp, spawn_app, spawn_app_with};
 use serde_json::{Value, json};
 
@@ -467,13 +469,12 @@ async fn chat_reaches_everyone_and_spectators_are_counted() {
     game.spectator.send(json!({"type": "chat", "text": "hi"})).await;
     game.spectator.expect_error("not_seated").await;
 
+    // Counts go out at most once a second, so an earlier count may come first.
     let table = game.table.clone();
     let extra = app.client(&table).await;
-    let counted = game.x.until("spectators").await;
-    assert_eq!(counted["count"], 2);
+    while game.x.until("spectators").await["count"] != 2 {}
     extra.close().await;
-    let counted = game.x.until("spectators").await;
-    assert_eq!(counted["count"], 1);
+    while game.x.until("spectators").await["count"] != 1 {}
 }
 
 #[tokio::test]
@@ -534,10 +535,14 @@ async fn a_spectator_joining_late_gets_the_whole_position() {
 #[tokio::test]
 async fn flooding_is_rate_limited_and_the_connection_goes_on() {
     // One message per second, no burst: of three sent at once, the later ones are dropped
-    // (only a stall of over a second between sends could let them through).
+    // (only a stall of over a second between sends could let them through), and the run
+    // of dropped messages is answered once. (No pings from the server here: the client's
+    // pongs would count against the limit too.)
     let app = spawn_app_with(|settings| {
         settings.limits.messages_per_second = 1;
         settings.limits.message_burst = 1;
+        settings.limits.ping_interval_ms = 600_000;
+        settings.limits.silence_timeout_ms = 600_000;
     })
     .await;
     let table = app.gomoku_table(json!({})).await;
@@ -547,19 +552,24 @@ async fn flooding_is_rate_limited_and_the_connection_goes_on() {
     }
     // The connection answers the rate-limited ones itself, so they may overtake the pong.
     let mut replies = Vec::new();
-    while replies.len() < 3 {
+    while replies.len() < 2 {
         let message = client.recv().await;
         if message["type"] == "pong" || message["type"] == "error" {
             replies.push(message);
         }
     }
-    assert_eq!(
-        replies.iter().filter(|m| m["type"] == "pong" && m["ref"] == 0).count(),
-        1,
+    assert!(
+        replies.iter().any(|m| m["type"] == "pong" && m["ref"] == 0),
         "{replies:?}"
     );
-    let limited = replies.iter().filter(|m| m["code"] == "rate_limited").count();
-    assert_eq!(limited, 2, "{replies:?}");
+    assert!(replies.iter().any(|m| m["code"] == "rate_limited"), "{replies:?}");
+    // A second later the connection goes on, and nothing more was said about the third.
+    tokio::time::sleep(Duration::from_millis(1_100)).await;
+    let before = client.sync().await;
+    assert!(
+        before.iter().all(|m| m["type"] != "pong" && m["type"] != "error"),
+        "{before:?}"
+    );
 }
 
 /// The exchange shown in docs/protocol.md section 6, message by message, with versions.

@@ -39,6 +39,7 @@ use tokio_util::task::TaskTracker;
 use uuid::Uuid;
 
 use self::bots::BotSeats;
+use self::presence::Audience;
 use self::series::{Interlude, SeriesState};
 use super::clock::Clocks;
 use super::handle::TableHandle;
@@ -162,7 +163,8 @@ pub struct TableActor {
     announced_presence: Vec<bool>,
     /// For each seat whose player is away during a game: when their reconnect grace ends.
     away: Vec<Option<Instant>>,
-    announced_spectators: usize,
+    /// The spectator count as announced (at most once a second).
+    audience: Audience,
     conns: HashMap<ConnId, Conn>,
     current: Option<CurrentGame>,
     /// The starting position shown before the first game starts.
@@ -221,7 +223,7 @@ impl TableActor {
             premoves: vec![None; seat_count],
             announced_presence: vec![false; seat_count],
             away: vec![None; seat_count],
-            announced_spectators: 0,
+            audience: Audience::default(),
             conns: HashMap::new(),
             current: None,
             retry_at: None,
@@ -273,6 +275,8 @@ impl TableActor {
                 // The table's own timer: flags fall and graces run out whether or not
                 // anyone is connected.
                 _ = sleep_until(wake_at) => self.settle_timers().await,
+                // The spectator count, at most once a second.
+                _ = sleep_until(self.audience.due) => self.announce_spectators(),
                 Some(answer) = bot_answers.recv() => {
                     self.settle_timers().await;
                     self.bot_answered(answer).await;
@@ -563,15 +567,22 @@ impl TableActor {
     }
 
     /// Sends a new connection what it needs: the events it missed since `since` and then
-    /// `resumed`, or (without `since`, or when the gap is too old) a snapshot.
+    /// `resumed`, or (without `since`, or when the gap is too old or too long to replay)
+    /// a snapshot.
+    ///
+    /// A replay fills at most half the connection's queue, so that it cannot overflow it
+    /// (and get the client dropped as too slow) even while new events arrive before the
+    /// client has read it; a longer gap costs one snapshot frame instead.
     fn catch_up(&mut self, conn: ConnId, since: Option<(u64, u32)>) {
+        let replay_budget = self.conns.get(&conn).map_or(0, |entry| entry.outbox.max_capacity() / 2);
         let missed = since.map(|(seen, epoch)| match epoch == self.epoch {
             true => self.history.since(seen, self.version),
             // A version of an earlier incarnation of the table (before a restart).
             false => Catchup::Snapshot,
         });
         match missed {
-            Some(Catchup::Events(frames)) => {
+            // The events, and `resumed` after them.
+            Some(Catchup::Events(frames)) if frames.len() < replay_budget => {
                 for frame in frames {
                     if !self.send_frame(conn, frame) {
                         return;
@@ -583,7 +594,7 @@ impl TableActor {
                 };
                 self.send_to(conn, &resumed);
             }
-            Some(Catchup::Snapshot) | None => {
+            Some(Catchup::Events(_) | Catchup::Snapshot) | None => {
                 let snapshot = ServerMsg::Snapshot {
                     version: self.version,
                     table: Box::new(self.snapshot()),
@@ -638,7 +649,8 @@ impl TableActor {
         }
         for (conn, full) in conns {
             if self.conns.remove(conn).is_some() && *full {
-                tracing::info!(table = %self.id, conn, "dropped a connection that could not keep up");
+                // Its connection task logs the close (1013), once.
+                tracing::debug!(table = %self.id, conn, "dropped a connection that could not keep up");
             }
         }
         self.sync_presence();

@@ -1,4 +1,9 @@
 //! One WebSocket connection to one table.
+//!
+//! One loop, one `select!` arm per concern: the server shutting down, the table's
+//! messages out, pings, the client's frames in. Every incoming frame, whatever its kind,
+//! counts against the rate limit. Every way out is an [`Ending`], which names the close
+//! code the client is sent and the reason logged (once, at info level, with the table id).
 
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,10 +24,78 @@ use crate::protocol::{ErrorCode, ServerMsg, parse_client_msg};
 use crate::table::TableHandle;
 use crate::table::msg::ConnId;
 
-/// A client that does not take a frame within this long is dropped.
+/// A client that does not take a frame within this long is dropped as too slow.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+
+/// Why a connection ended: each way out of the loop, with the close code the server sends
+/// for it and the reason it logs (once, at info level).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    /// The server is shutting down (its tables stop with it).
+    Restart,
+    /// The client did not take its messages fast enough: its queue at the table filled,
+    /// or one frame waited longer than [`SEND_TIMEOUT`] to be written.
+    TooSlow,
+    /// Nothing arrived from the client (not even a pong) for the silence timeout.
+    Silent,
+    /// A message over the size limit (`limits.max_message_bytes`).
+    TooBig,
+    /// A text frame that is not UTF-8.
+    NotUtf8,
+    /// A frame that breaks the WebSocket protocol.
+    Protocol,
+    /// The client closed the connection: with the code of its close frame, if it sent one.
+    ByClient(Option<u16>),
+    /// The connection broke (a failed write, a reset): there is no one to tell.
+    Broken,
+}
+
+impl Ending {
+    /// The close code the server sends, if it sends one.
+    fn sent_code(self) -> Option<u16> {
+        match self {
+            Ending::Restart => Some(close_code::RESTART),
+            Ending::TooSlow => Some(close_code::AGAIN),
+            Ending::Silent => Some(close_code::AWAY),
+            Ending::TooBig => Some(close_code::SIZE),
+            Ending::NotUtf8 => Some(close_code::INVALID),
+            Ending::Protocol => Some(close_code::PROTOCOL),
+            Ending::ByClient(_) | Ending::Broken => None,
+        }
+    }
+
+    /// The reason, as sent in the close frame and logged.
+    fn reason(self) -> &'static str {
+        match self {
+            Ending::Restart => "the server is restarting",
+            Ending::TooSlow => "too slow to keep up with the table",
+            Ending::Silent => "no answer to pings",
+            Ending::TooBig => "message over the size limit",
+            Ending::NotUtf8 => "text that is not UTF-8",
+            Ending::Protocol => "WebSocket protocol error",
+            Ending::ByClient(_) => "closed by the client",
+            Ending::Broken => "the connection broke",
+        }
+    }
+
+    /// What a failed read means: the WebSocket layer's own limits and checks, or a socket
+    /// that is gone.
+    fn of_read_error(err: axum::Error) -> Ending {
+        use tungstenite::error::{Error, ProtocolError};
+        let Ok(err) = err.into_inner().downcast::<Error>() else {
+            return Ending::Broken;
+        };
+        match *err {
+            Error::Capacity(_) => Ending::TooBig,
+            Error::Utf8(_) => Ending::NotUtf8,
+            Error::Protocol(ProtocolError::ResetWithoutClosingHandshake) => Ending::ByClient(None),
+            Error::Protocol(_) => Ending::Protocol,
+            _ => Ending::Broken,
+        }
+    }
+}
 
 /// Serves one connection until either side closes it or the server shuts down.
 pub async fn serve(
@@ -40,86 +113,115 @@ pub async fn serve(
     }
     let _open = crate::metrics::open_connection();
     let mut liveness = Liveness::new(Instant::now(), Duration::from_millis(limits.silence_timeout_ms));
-    let mut pings = tokio::time::interval(Duration::from_millis(limits.ping_interval_ms.max(1)));
+    // The first ping one interval after opening: a new connection has just been heard from.
+    let ping_every = Duration::from_millis(limits.ping_interval_ms.max(1));
+    let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tracing::debug!(table = table.id(), conn, "connection opened");
     let (mut sink, mut stream) = socket.split();
     let limiter = rate_limiter(&limits);
-    let close = loop {
+    // The last frame was refused by the rate limiter: a run of refusals is answered once.
+    let mut limited = false;
+    let ending = loop {
         tokio::select! {
             // Shutdown first: when the table stops because the server does, its outbox
             // closes too, and the client must hear "restarting", not "too slow".
             biased;
-            _ = shutdown.cancelled() => break Some((close_code::RESTART, "the server is restarting")),
+            _ = shutdown.cancelled() => break Ending::Restart,
             frame = frames.recv() => match frame {
                 Some(frame) => {
-                    if !send(&mut sink, Message::Text(frame)).await {
-                        break None;
+                    if let Err(ending) = send(&mut sink, Message::Text(frame)).await {
+                        break ending;
                     }
                 }
                 // The table dropped us: it stopped with the server, or we could not keep up.
-                None if shutdown.is_cancelled() => break Some((close_code::RESTART, "the server is restarting")),
-                None => break Some((close_code::AGAIN, "too slow to keep up with the table")),
+                None if shutdown.is_cancelled() => break Ending::Restart,
+                None => break Ending::TooSlow,
             },
             _ = pings.tick() => {
                 if liveness.is_silent(Instant::now()) {
-                    break Some((close_code::AWAY, "no answer to pings"));
+                    break Ending::Silent;
                 }
-                if !send(&mut sink, Message::Ping(Default::default())).await {
-                    break None;
+                if let Err(ending) = send(&mut sink, Message::Ping(Default::default())).await {
+                    break ending;
                 }
             }
             incoming = stream.next() => {
-                if matches!(incoming, Some(Ok(_))) {
-                    liveness.heard(Instant::now());
-                }
-                match incoming {
-                Some(Ok(Message::Text(text))) => {
-                    if limiter.check().is_err() {
-                        crate::metrics::rate_limited(crate::metrics::Limit::Messages);
-                        let reply = error(&table, ErrorCode::RateLimited, "Too many messages; this one was dropped.".into(), None);
-                        if !send(&mut sink, reply).await { break None; }
-                        continue;
+                let message = match incoming {
+                    Some(Ok(Message::Close(frame))) => break Ending::ByClient(frame.map(|frame| frame.code)),
+                    None => break Ending::ByClient(None),
+                    Some(Err(err)) => break Ending::of_read_error(err),
+                    Some(Ok(message)) => message,
+                };
+                liveness.heard(Instant::now());
+                // Every frame counts, whatever its kind (pings are still answered by the
+                // WebSocket layer itself).
+                if limiter.check().is_err() {
+                    crate::metrics::rate_limited(crate::metrics::Limit::Messages);
+                    if !std::mem::replace(&mut limited, true) {
+                        let reply = error(&table, ErrorCode::RateLimited, "Too many messages: this one was dropped, and so are any more until you slow down.".into(), None);
+                        if let Err(ending) = send(&mut sink, reply).await { break ending; }
                     }
-                    match parse_client_msg(text.as_str()) {
+                    continue;
+                }
+                limited = false;
+                match message {
+                    Message::Text(text) => match parse_client_msg(text.as_str()) {
                         Ok(envelope) => {
                             if table.client(conn, envelope).await.is_err() {
-                                break Some((close_code::RESTART, "the table closed"));
+                                // The table stopped: only the server shutting down does that
+                                // to a table with connections.
+                                break Ending::Restart;
                             }
                         }
                         Err((code, message, reference)) => {
-                            if !send(&mut sink, error(&table, code, message, reference)).await { break None; }
+                            if let Err(ending) = send(&mut sink, error(&table, code, message, reference)).await { break ending; }
                         }
+                    },
+                    Message::Binary(_) => {
+                        let reply = error(&table, ErrorCode::MalformedJson, "Binary frames are not accepted; send JSON text.".into(), None);
+                        if let Err(ending) = send(&mut sink, reply).await { break ending; }
                     }
-                }
-                Some(Ok(Message::Binary(_))) => {
-                    let reply = error(&table, ErrorCode::MalformedJson, "Binary frames are not accepted; send JSON text.".into(), None);
-                    if !send(&mut sink, reply).await { break None; }
-                }
-                Some(Ok(Message::Close(_))) | Some(Err(_)) | None => break None,
-                // Pings are answered by the WebSocket layer itself.
-                Some(Ok(Message::Ping(_) | Message::Pong(_))) => {}
+                    Message::Ping(_) | Message::Pong(_) | Message::Close(_) => {}
                 }
             },
         }
     };
-    if let Some((code, reason)) = close {
-        let frame = CloseFrame {
-            code,
-            reason: reason.into(),
-        };
-        let _ = tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Close(Some(frame)))).await;
+    match ending.sent_code() {
+        Some(code) => {
+            let frame = CloseFrame {
+                code,
+                reason: ending.reason().into(),
+            };
+            let _ = tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Close(Some(frame)))).await;
+        }
+        // Completes the client's closing handshake (the WebSocket layer queued the reply).
+        None => {
+            let _ = tokio::time::timeout(SEND_TIMEOUT, sink.close()).await;
+        }
     }
     let _ = table.leave(conn).await;
-    let code = close.map(|(code, _)| code);
-    crate::metrics::connection_closed(code);
-    let reason = close.map_or("the client left, or its socket failed", |(_, reason)| reason);
-    tracing::info!(code, reason, "connection closed");
+    crate::metrics::connection_closed(ending.sent_code());
+    let code = match ending {
+        Ending::ByClient(code) => code,
+        _ => ending.sent_code(),
+    };
+    tracing::info!(
+        table = table.id(),
+        conn,
+        code,
+        reason = ending.reason(),
+        "connection closed"
+    );
 }
 
-/// Sends one message; false if the client is gone or too slow to take it.
-async fn send(sink: &mut futures_util::stream::SplitSink<WebSocket, Message>, msg: Message) -> bool {
-    matches!(tokio::time::timeout(SEND_TIMEOUT, sink.send(msg)).await, Ok(Ok(())))
+/// Sends one message; the connection's ending if the client is gone or too slow to take it.
+async fn send(sink: &mut futures_util::stream::SplitSink<WebSocket, Message>, msg: Message) -> Result<(), Ending> {
+    match tokio::time::timeout(SEND_TIMEOUT, sink.send(msg)).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) => Err(Ending::Broken),
+        Err(_) => Err(Ending::TooSlow),
+    }
 }
 
 fn error(table: &TableHandle, code: ErrorCode, message: String, reference: Option<Value>) -> Message {

@@ -20,6 +20,12 @@ use crate::http::error::ApiError;
 /// Frame buffers per socket: small, because a server holds many idle sockets.
 const SOCKET_BUFFER: usize = 8 * 1024;
 
+/// A single frame up to this many times the message limit is read in full before it is
+/// refused: a message over the limit is then answered with close code 1009 on a socket
+/// with nothing left unread (closing one with unread data resets it, and the client would
+/// lose the close frame). Larger frames are refused from their header.
+const FRAME_SLACK: usize = 4;
+
 /// The query of a WebSocket URL.
 #[derive(Debug, Deserialize)]
 pub struct Resume {
@@ -64,7 +70,7 @@ pub async fn upgrade(
     let span = tracing::info_span!("connection", table = %id, conn = tracing::field::Empty);
     upgrade
         .max_message_size(limits.max_message_bytes)
-        .max_frame_size(limits.max_message_bytes)
+        .max_frame_size(limits.max_message_bytes.saturating_mul(FRAME_SLACK))
         .read_buffer_size(SOCKET_BUFFER)
         .write_buffer_size(SOCKET_BUFFER)
         .on_upgrade(move |socket| async move {

@@ -90,14 +90,17 @@ impl Seat {
         }
     }
 
-    /// Reads everything queued so far (the table answers a ping after all of it).
-    pub async fn sync(&mut self) {
+    /// Reads everything queued so far (the table answers a ping after all of it), and
+    /// returns it.
+    pub async fn sync(&mut self) -> Vec<Value> {
         self.send(json!({"type": "ping", "ref": "sync"})).await;
+        let mut before = Vec::new();
         loop {
             let message = self.recv().await;
             if message["type"] == "pong" && message["ref"] == "sync" {
-                return;
+                return before;
             }
+            before.push(message);
         }
     }
 

@@ -232,6 +232,11 @@ impl TestApp {
         ((first, first_token), (second, second_token))
     }
 
+    /// Tells the server to shut down, as SIGTERM does, without waiting for it to stop.
+    pub fn shut_down(&self) {
+        self.shutdown.cancel();
+    }
+
     /// Stops the server (its actors and sockets) and starts a new one on the same
     /// database, as a restart of the process would.
     pub async fn restart(mut self) -> TestApp {
@@ -306,6 +311,16 @@ impl Client {
 
     pub async fn send_binary(&mut self, bytes: Vec<u8>) {
         self.ws.send(Message::binary(bytes)).await.expect("send a frame");
+    }
+
+    /// Sends any frame (a WebSocket ping or pong, say).
+    pub async fn send_frame(&mut self, frame: Message) {
+        self.ws.send(frame).await.expect("send a frame");
+    }
+
+    /// The WebSocket itself, to read what the helpers here do not (a close frame).
+    pub fn into_stream(self) -> WebSocketStream<MaybeTlsStream<TcpStream>> {
+        self.ws
     }
 
     /// The next JSON message from the server.

@@ -7,6 +7,13 @@
 //! otherwise the absent player's team loses; all with reason `abandoned`, the detail
 //! naming the seat and the rule. With the rule `wait` (correspondence) the game just
 //! waits.
+//!
+//! A seated player's presence is announced at once. The spectator count is not: it is
+//! announced at most once every [`SPECTATORS_EVERY`] ([`Audience`]), so that a crowd
+//! coming and going costs each connection one frame a second rather than one per arrival
+//! (a crowd counter, as large game sites keep one).
+
+use std::time::Duration;
 
 use serde_json::json;
 use tokio::time::Instant;
@@ -17,6 +24,21 @@ use crate::protocol::ServerMsg;
 use crate::table::identity::PlayerKey;
 use crate::table::seats::Holder;
 use crate::table::settings::OnAbsence;
+
+/// At most one `spectators` event per table this often.
+pub(super) const SPECTATORS_EVERY: Duration = Duration::from_secs(1);
+
+/// The spectator count as announced, and when the next announcement may go out.
+#[derive(Debug, Default)]
+pub(super) struct Audience {
+    /// The count last announced.
+    announced: usize,
+    /// When it was announced; `None` before the first announcement.
+    announced_at: Option<Instant>,
+    /// The count changed within [`SPECTATORS_EVERY`] of the last announcement: when the
+    /// actor's loop is to announce it (see [`TableActor::announce_spectators`]).
+    pub(super) due: Option<Instant>,
+}
 
 impl TableActor {
     pub(super) fn is_connected(&self, key: &PlayerKey) -> bool {
@@ -93,9 +115,26 @@ impl TableActor {
                 away_ms,
             });
         }
+        if self.audience.due.is_none() && self.spectator_count() != self.audience.announced {
+            // The first change after a quiet second goes out at once; later ones wait
+            // for the second to end and go out together.
+            let next = self.audience.announced_at.map_or(now, |at| at + SPECTATORS_EVERY);
+            if next <= now {
+                self.announce_spectators();
+            } else {
+                self.audience.due = Some(next);
+            }
+        }
+    }
+
+    /// Announces the spectator count if it changed since the last announcement (the
+    /// actor's loop calls this when [`Audience::due`] comes).
+    pub(super) fn announce_spectators(&mut self) {
+        self.audience.due = None;
         let count = self.spectator_count();
-        if count != self.announced_spectators {
-            self.announced_spectators = count;
+        if count != self.audience.announced {
+            self.audience.announced = count;
+            self.audience.announced_at = Some(Instant::now());
             self.event(|version| ServerMsg::Spectators { version, count });
         }
     }

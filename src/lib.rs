@@ -13,6 +13,7 @@
 //! - [`table`]: one actor per table: seats, the game, versioned events.
 //! - [`games`]: the rules of each game, pure code behind one trait.
 //! - [`bots`]: computer players for every game, and the arena that measures them.
+//! - [`ratings`]: Glicko-2 ratings per player and game; the bots' fixed ratings.
 //! - [`store`]: Postgres (and the private development cluster).
 //! - [`perft`]: the `perft` subcommand's counts.
 //! - [`metrics`]: every metric's name and the one-line helpers that record them; the
@@ -26,6 +27,7 @@ pub mod http;
 pub mod metrics;
 pub mod perft;
 pub mod protocol;
+pub mod ratings;
 pub mod store;
 pub mod table;
 pub mod ws;

@@ -10,6 +10,7 @@ pub mod metrics;
 pub mod page;
 pub mod security;
 pub mod serve;
+pub mod stats;
 pub mod tables;
 
 use axum::Router;
@@ -29,6 +30,8 @@ pub fn router(state: AppState) -> Router {
             post(tables::create).layer(DefaultBodyLimit::max(tables::MAX_BODY_BYTES)),
         )
         .route("/api/tables/{id}", get(tables::show))
+        .route("/api/stats/{game}", get(stats::game_stats))
+        .route("/stats", get(page::stats_page))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))
         .route("/t/{id}", get(page::table_page))
         .route("/static/{*path}", get(assets::asset))

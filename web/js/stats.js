@@ -52,7 +52,7 @@ function bar(counts) {
   box.setAttribute("aria-hidden", "true");
   for (const [cls, share] of [["first", counts.first_wins], ["second", counts.second_wins], ["draw", counts.draws]]) {
     const part = el("span", cls);
-    part.style.width = `${share.percent}%`;
+    part.style.setProperty("width", `${share.percent}%`);
     box.append(part);
   }
   return box;
@@ -66,8 +66,10 @@ async function showGame(id, name, humans, into) {
     const response = await fetch(`/api/stats/${id}${humans ? "?humans=true" : ""}`);
     const body = await response.json();
     if (!response.ok) throw new Error(body.error?.message ?? response.statusText);
-    section.append(el("p", "muted",
-      `First: ${sideName(body.sides.first)} (moves first). Second: ${sideName(body.sides.second)}. ${body.total.games} games counted.`));
+    const teams = body.sides.first.roles.length > 1;
+    section.append(el("p", "muted", teams
+      ? `Team 1: ${sideName(body.sides.first)} (white on board A). Team 2: ${sideName(body.sides.second)}. ${body.total.games} games counted.`
+      : `First: ${sideName(body.sides.first)} (moves first). Second: ${sideName(body.sides.second)}. ${body.total.games} games counted.`));
     if (body.variants.length === 0) {
       section.append(el("p", "muted", "No finished games yet."));
       return;

@@ -33,34 +33,33 @@ fn shown(rating: Rating) -> Value {
     })
 }
 
-/// The rating shown for the seat whose player is `name`, in a list of seats.
-fn rating_of(seats: &Value, name: &str) -> Value {
+/// The seat whose player is `name`, in a list of seats.
+fn seat_named<'s>(seats: &'s Value, name: &str) -> &'s Value {
     seats
         .as_array()
         .unwrap()
         .iter()
         .find(|seat| seat["player"]["name"] == name)
-        .unwrap_or_else(|| panic!("{name} is not seated: {seats}"))["player"]["rating"]
-        .clone()
+        .unwrap_or_else(|| panic!("{name} is not seated: {seats}"))
+}
+
+/// The rating shown for the seat whose player is `name`.
+fn rating_of(seats: &Value, name: &str) -> Value {
+    seat_named(seats, name)["player"]["rating"].clone()
 }
 
 fn seat_of(seats: &Value, name: &str) -> u64 {
-    seats
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|seat| seat["player"]["name"] == name)
-        .unwrap()["seat"]
-        .as_u64()
-        .unwrap()
+    seat_named(seats, name)["seat"].as_u64().unwrap()
 }
 
 /// The stored rating of a player (`rating`, `deviation`, `volatility`, `games`).
 async fn stored(app: &TestApp) -> Vec<(f64, f64, f64, i32)> {
-    sqlx::query_as("SELECT rating, deviation, volatility, games FROM ratings WHERE game = 'gomoku' ORDER BY rating DESC")
-        .fetch_all(&app.pool)
-        .await
-        .unwrap()
+    sqlx::query_as(
+        "SELECT rating, deviation, volatility, games FROM ratings WHERE game = 'gomoku' ORDER BY rating DESC",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
 }
 
 #[tokio::test]
@@ -92,7 +91,11 @@ async fn a_rated_game_updates_both_ratings_and_they_survive_a_restart() {
         json!({"seat": seat, "before": 1500, "after": value, "change": value - 1500,
                "deviation": rating.deviation.round() as i64, "provisional": true})
     };
-    assert_eq!(over["ratings"], json!([change(0, anna_after), change(1, bo_after)]), "{over}");
+    assert_eq!(
+        over["ratings"],
+        json!([change(0, anna_after), change(1, bo_after)]),
+        "{over}"
+    );
     let snapshot = app.snapshot(&table).await;
     assert_eq!(rating_of(&snapshot["seats"], "Anna"), shown(anna_after));
     assert_eq!(rating_of(&snapshot["seats"], "Bo"), shown(bo_after));
@@ -100,7 +103,10 @@ async fn a_rated_game_updates_both_ratings_and_they_survive_a_restart() {
     // Stored with the result, with one history row each.
     let rows = stored(&app).await;
     assert_eq!(rows.len(), 2);
-    assert!((rows[0].0 - anna_after.rating).abs() < 1e-9 && rows[0].3 == 1, "{rows:?}");
+    assert!(
+        (rows[0].0 - anna_after.rating).abs() < 1e-9 && rows[0].3 == 1,
+        "{rows:?}"
+    );
     assert!((rows[1].0 - bo_after.rating).abs() < 1e-9 && rows[1].3 == 1, "{rows:?}");
     let history: Vec<(f64, f64, Vec<i16>)> = sqlx::query_as(
         "SELECT h.rating_before, h.rating_after, h.seats FROM rating_history h
@@ -150,7 +156,10 @@ async fn a_rated_game_updates_both_ratings_and_they_survive_a_restart() {
     assert_eq!(bo_change["after"], bo_again.rating.round() as i64, "{over}");
     let rows = stored(&app).await;
     assert!(rows.iter().all(|row| row.3 == 2), "{rows:?}");
-    assert!(rows.iter().any(|row| (row.0 - bo_again.rating).abs() < 1e-9), "{rows:?}");
+    assert!(
+        rows.iter().any(|row| (row.0 - bo_again.rating).abs() < 1e-9),
+        "{rows:?}"
+    );
 }
 
 #[tokio::test]

@@ -71,20 +71,9 @@ pub fn update(player: Rating, games: &[Game], tau: f64) -> Rating {
             (mu_j, phi_j, game.score)
         })
         .collect();
-    // Step 3: the estimated variance of the rating from the games alone.
-    let v = 1.0
-        / opponents
-            .iter()
-            .map(|&(mu_j, phi_j, _)| {
-                let e = expected(mu, mu_j, phi_j);
-                g(phi_j) * g(phi_j) * e * (1.0 - e)
-            })
-            .sum::<f64>();
-    // Step 4: the estimated improvement.
-    let improvement: f64 = opponents
-        .iter()
-        .map(|&(mu_j, phi_j, score)| g(phi_j) * (score - expected(mu, mu_j, phi_j)))
-        .sum();
+    // Steps 3 and 4: the estimated variance of the rating from the games alone, and the
+    // estimated improvement (Δ = v · improvement).
+    let (v, improvement) = estimates(mu, &opponents);
     let delta = v * improvement;
     // Step 5: the new volatility.
     let sigma = new_volatility(delta, phi, v, sigma, tau);
@@ -99,6 +88,19 @@ pub fn update(player: Rating, games: &[Game], tau: f64) -> Rating {
         deviation: SCALE * phi,
         volatility: sigma,
     }
+}
+
+/// Steps 3 and 4: v, the estimated variance of the rating from the games alone, and
+/// Σ g(φj)(sj − E), the improvement per unit of v; `opponents` are (μj, φj, sj).
+fn estimates(mu: f64, opponents: &[(f64, f64, f64)]) -> (f64, f64) {
+    let mut information = 0.0;
+    let mut improvement = 0.0;
+    for &(mu_j, phi_j, score) in opponents {
+        let e = expected(mu, mu_j, phi_j);
+        information += g(phi_j) * g(phi_j) * e * (1.0 - e);
+        improvement += g(phi_j) * (score - e);
+    }
+    (1.0 / information, improvement)
 }
 
 /// Step 5: σ′, the root of f by the Illinois algorithm (a regula falsi that halves the
@@ -192,18 +194,8 @@ mod tests {
     fn intermediate_quantities_match_the_paper() {
         let mu = 0.0;
         let opponents = [(-0.5756, 0.1727, 1.0), (0.2878, 0.5756, 0.0), (1.1513, 1.7269, 0.0)];
-        let v = 1.0
-            / opponents
-                .iter()
-                .map(|&(mu_j, phi_j, _)| {
-                    let e = expected(mu, mu_j, phi_j);
-                    g(phi_j) * g(phi_j) * e * (1.0 - e)
-                })
-                .sum::<f64>();
-        let delta = v * opponents
-            .iter()
-            .map(|&(mu_j, phi_j, s)| g(phi_j) * (s - expected(mu, mu_j, phi_j)))
-            .sum::<f64>();
+        let (v, improvement) = estimates(mu, &opponents);
+        let delta = v * improvement;
         assert!((v - 1.7785).abs() < 0.0005, "v = {v}");
         assert!((delta - -0.4834).abs() < 0.001, "Δ = {delta}");
     }

@@ -103,7 +103,7 @@ fn share(count: u64, percent: f64) -> Value {
 }
 
 /// The variant of `stats` whose settings are `settings`.
-fn variant<'v>(stats: &'v Value, settings: Value) -> &'v Value {
+fn variant(stats: &Value, settings: Value) -> &Value {
     stats["variants"]
         .as_array()
         .unwrap()

@@ -14,6 +14,7 @@
 //! - [`games`]: the rules of each game, pure code behind one trait.
 //! - [`bots`]: computer players for every game, and the arena that measures them.
 //! - [`records`]: stored games read back, replayed and exported in each game's notation.
+//! - [`ratings`]: Glicko-2 ratings per player and game; the bots' fixed ratings.
 //! - [`store`]: Postgres (and the private development cluster).
 //! - [`perft`]: the `perft` subcommand's counts.
 //! - [`metrics`]: every metric's name and the one-line helpers that record them; the
@@ -27,6 +28,7 @@ pub mod http;
 pub mod metrics;
 pub mod perft;
 pub mod protocol;
+pub mod ratings;
 pub mod records;
 pub mod store;
 pub mod table;

@@ -297,6 +297,44 @@ pub struct PlayerView {
     /// While the player is away during a game: milliseconds left to come back before the
     /// table's absence rule applies (`null` when connected, or when the table waits).
     pub away_ms: Option<u64>,
+    /// At a rated table: the player's rating in this game (a bot's is fixed); absent
+    /// elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<RatingView>,
+}
+
+/// A rating as shown next to a name: rounded to whole points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RatingView {
+    pub value: i32,
+    /// The rating deviation (RD): how sure the server is of the value.
+    pub deviation: i32,
+    /// The deviation is still high (above 110): a provisional rating, shown marked.
+    pub provisional: bool,
+}
+
+impl From<&crate::ratings::Rating> for RatingView {
+    fn from(rating: &crate::ratings::Rating) -> RatingView {
+        RatingView {
+            value: rating.rating.round() as i32,
+            deviation: rating.deviation.round() as i32,
+            provisional: crate::ratings::is_provisional(rating),
+        }
+    }
+}
+
+/// How a rated game changed one seat's player's rating (in `game_over`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RatingChangeView {
+    pub seat: Seat,
+    pub before: i32,
+    pub after: i32,
+    /// `after - before`.
+    pub change: i32,
+    /// The new rating deviation.
+    pub deviation: i32,
+    /// Whether the new rating is provisional.
+    pub provisional: bool,
 }
 
 /// One move of the game's history.
@@ -443,6 +481,9 @@ pub enum ServerMsg {
         /// The strength, when the computer took the seat.
         #[serde(skip_serializing_if = "Option::is_none")]
         bot: Option<Strength>,
+        /// At a rated table: the player's rating in this game.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        rating: Option<RatingView>,
     },
     Stood {
         version: u64,
@@ -494,6 +535,10 @@ pub enum ServerMsg {
         clocks: Option<ClockView>,
         /// The series with this game counted.
         series: Option<SeriesView>,
+        /// At a rated table: each person's rating before and after the game, per seat
+        /// (absent at an unrated table or when the game changed no rating).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        ratings: Vec<RatingChangeView>,
     },
     /// The series is decided (after its last `game_over`).
     SeriesOver {

@@ -1,4 +1,4 @@
-//! The browser client as the server serves it: the two pages, every ES module they import
+//! The browser client as the server serves it: the pages (home, table, statistics), every ES module they import
 //! (followed from the page's `<script type="module">` through each `import … from`) and
 //! their style sheets, with the right content types; and nothing outside the list.
 
@@ -130,6 +130,24 @@ async fn the_home_page_its_module_and_its_style_sheet_are_served() {
     assert!(modules.contains("/static/js/dom.js"), "{modules:?}");
     let (status, kind, _) = fetch(&app, "/static/css/home.css").await;
     assert_eq!((status, kind.as_str()), (200, "text/css; charset=utf-8"));
+}
+
+#[tokio::test]
+async fn the_statistics_page_its_module_and_its_style_sheets_are_served() {
+    let app = spawn_app().await;
+    let (status, kind, page) = fetch(&app, "/stats").await;
+    assert_eq!(status, 200);
+    assert!(kind.starts_with("text/html"), "{kind}");
+    assert_eq!(static_links(&page, "src"), ["/static/js/stats.js"]);
+    assert_eq!(
+        static_links(&page, "href"),
+        ["/static/css/home.css", "/static/css/stats.css"]
+    );
+    let modules = module_graph(&app, "/static/js/stats.js").await;
+    assert!(modules.contains("/static/js/dom.js"), "{modules:?}");
+    let (status, kind, css) = fetch(&app, "/static/css/stats.css").await;
+    assert_eq!((status, kind.as_str()), (200, "text/css; charset=utf-8"));
+    assert!(css.contains("table.stats"));
 }
 
 #[tokio::test]

@@ -36,6 +36,7 @@ macro_rules! assets {
 /// a test checks that this list and those folders agree.
 const ASSETS: &[Asset] = assets![
     "css/home.css",
+    "css/stats.css",
     "css/table.css",
     "js/boards/bughouse.js",
     "js/boards/generic.js",
@@ -50,6 +51,7 @@ const ASSETS: &[Asset] = assets![
     "js/net.js",
     "js/records.js",
     "js/series.js",
+    "js/stats.js",
     "js/table.js",
 ];
 

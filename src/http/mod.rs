@@ -11,6 +11,7 @@ pub mod page;
 pub mod records;
 pub mod security;
 pub mod serve;
+pub mod stats;
 pub mod tables;
 
 use axum::Router;
@@ -32,6 +33,8 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{id}", get(tables::show))
         .route("/api/tables/{id}/games", get(records::table_games))
         .route("/api/games/{id}", get(records::game))
+        .route("/api/stats/{game}", get(stats::game_stats))
+        .route("/stats", get(page::stats_page))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))
         .route("/t/{id}", get(page::table_page))
         .route("/static/{*path}", get(assets::asset))

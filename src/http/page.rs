@@ -1,6 +1,6 @@
-//! The browser pages: the home page (create a table) and a table's page (`/t/{id}`),
-//! both static files from `web/` compiled into the binary. Their scripts and styles are
-//! served by [`super::assets`] under `/static/`.
+//! The browser pages: the home page (create a table), a table's page (`/t/{id}`) and the
+//! statistics page (`/stats`), all static files from `web/` compiled into the binary.
+//! Their scripts and styles are served by [`super::assets`] under `/static/`.
 
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
@@ -12,9 +12,15 @@ use crate::table::registry::GetError;
 
 const HOME: &str = include_str!("../../web/index.html");
 const TABLE: &str = include_str!("../../web/table.html");
+const STATS: &str = include_str!("../../web/stats.html");
 
 pub async fn home() -> Html<&'static str> {
     Html(HOME)
+}
+
+/// `GET /stats`: the statistics of won games per game (the page asks `GET /api/stats/{game}`).
+pub async fn stats_page() -> Html<&'static str> {
+    Html(STATS)
 }
 
 /// How long the "try again" page waits before it reloads itself.

@@ -6,6 +6,7 @@ use uuid::Uuid;
 
 use super::{Store, StoreError};
 use crate::games::Outcome;
+use crate::ratings::{RatedGame, RatingChange};
 use crate::table::series::{SeriesFormat, SeriesResult, Standing};
 
 /// One player of a game, as recorded when the game starts.
@@ -71,6 +72,8 @@ pub struct ResultRecord<'a> {
     pub move_count: u32,
     /// The series' standings with this game counted.
     pub series: Option<SeriesRecord>,
+    /// At a rated table: who held each seat, to rate the game with its result.
+    pub rating: Option<&'a RatedGame>,
 }
 
 impl Store {
@@ -151,13 +154,14 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a move and, if it ended the game, the result, in one transaction.
+    /// Stores a move and, if it ended the game, the result (and the players' new ratings
+    /// at a rated table, which it returns), in one transaction.
     pub async fn append_move(
         &self,
         game_id: Uuid,
         mv: MoveRecord<'_>,
         result: Option<ResultRecord<'_>>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<RatingChange>, StoreError> {
         let _timer = crate::metrics::DbWrite::start("append_move");
         let clocks: Option<Vec<i64>> = mv
             .clocks_ms
@@ -178,13 +182,13 @@ impl Store {
         .bind(mv.deadline);
         let Some(result) = result else {
             insert.execute(self.pool()).await?;
-            return Ok(());
+            return Ok(Vec::new());
         };
         let mut tx = self.pool().begin().await?;
         insert.execute(&mut *tx).await?;
-        insert_result(&mut tx, game_id, result).await?;
+        let changes = insert_result(&mut tx, game_id, result).await?;
         tx.commit().await?;
-        Ok(())
+        Ok(changes)
     }
 
     /// Stores a take-back: record number `ply` of the game says that the line goes back to
@@ -215,17 +219,22 @@ impl Store {
         Ok(())
     }
 
-    /// Stores the result of a game that ended without a move (resignation, agreement, ...).
-    pub async fn finish_game(&self, game_id: Uuid, result: ResultRecord<'_>) -> Result<(), StoreError> {
+    /// Stores the result of a game that ended without a move (resignation, agreement, ...),
+    /// with the players' new ratings at a rated table (returned).
+    pub async fn finish_game(&self, game_id: Uuid, result: ResultRecord<'_>) -> Result<Vec<RatingChange>, StoreError> {
         let _timer = crate::metrics::DbWrite::start("finish_game");
         let mut tx = self.pool().begin().await?;
-        insert_result(&mut tx, game_id, result).await?;
+        let changes = insert_result(&mut tx, game_id, result).await?;
         tx.commit().await?;
-        Ok(())
+        Ok(changes)
     }
 }
 
-async fn insert_result(tx: &mut sqlx::PgConnection, game_id: Uuid, result: ResultRecord<'_>) -> Result<(), StoreError> {
+async fn insert_result(
+    tx: &mut sqlx::PgConnection,
+    game_id: Uuid,
+    result: ResultRecord<'_>,
+) -> Result<Vec<RatingChange>, StoreError> {
     let winners: Vec<i16> = result.outcome.winners().iter().map(|seat| i16::from(*seat)).collect();
     let detail = (!result.outcome.detail.is_null()).then_some(&result.outcome.detail);
     sqlx::query(
@@ -251,7 +260,10 @@ async fn insert_result(tx: &mut sqlx::PgConnection, game_id: Uuid, result: Resul
     if let Some(series) = result.series {
         store_standings(tx, series).await?;
     }
-    Ok(())
+    match result.rating {
+        Some(game) => super::ratings::rate_game(tx, game_id, game, result.outcome).await,
+        None => Ok(Vec::new()),
+    }
 }
 
 /// Writes a series' standings and, once it is decided, its result.

@@ -4,13 +4,17 @@
 //! - [`tables`]: tables and who holds their seats.
 //! - [`games`]: games, their moves and their results.
 //! - [`records`]: games read back for the records API.
+//! - [`ratings`]: players' ratings, updated with each rated game's result.
+//! - [`stats`]: won-game statistics per game, counted in SQL.
 //!
 //! Every write the table actor depends on is awaited before the actor tells anyone about
 //! the change it records, so an acknowledged move is a stored move.
 
 pub mod games;
 pub mod local_pg;
+pub mod ratings;
 pub mod records;
+pub mod stats;
 pub mod tables;
 
 use std::path::PathBuf;

@@ -8,7 +8,8 @@
 //! This file holds the actor's state, its loop, identities and delivery; the rest is in
 //! [`seating`] (seats and the start), [`game`] (moves, the end, timers), [`draws`],
 //! [`premove`], [`chat`], [`presence`] (connections and reconnect graces), [`bots`] (bot
-//! seats thinking and moving) and [`restore`] (rebuilding from Postgres).
+//! seats thinking and moving), [`ratings`] (the ratings shown at rated tables) and
+//! [`restore`] (rebuilding from Postgres).
 
 mod bots;
 mod chat;
@@ -16,6 +17,7 @@ mod draws;
 mod game;
 mod premove;
 mod presence;
+mod ratings;
 mod restore;
 mod seating;
 mod series;
@@ -191,6 +193,9 @@ pub struct TableActor {
     gauge: crate::metrics::TableGauge,
     /// Between games: the series pause, ready players, rematch agreement.
     interlude: Interlude,
+    /// At a rated table: the seated people's ratings in this game, as last read or
+    /// updated by this table's games (only shown; the store rates from its own rows).
+    ratings: HashMap<PlayerKey, crate::ratings::Rating>,
 }
 
 impl TableActor {
@@ -227,6 +232,7 @@ impl TableActor {
             conns: HashMap::new(),
             current: None,
             retry_at: None,
+            ratings: HashMap::new(),
         }
     }
 
@@ -506,6 +512,7 @@ impl TableActor {
                     bot: holder.bot(),
                     connected: self.is_present(holder),
                     away_ms: self.away_ms(seat, Instant::now()),
+                    rating: self.rating_view(holder),
                 }),
             })
             .collect()

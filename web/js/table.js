@@ -110,7 +110,7 @@ function handle(msg) {
   const seat = table.seats[msg.seat];
   switch (msg.type) {
     case "seated":
-      seat.player = { name: msg.name, connected: true, away_ms: null, ...(msg.bot ? { bot: msg.bot } : {}) };
+      seat.player = { name: msg.name, connected: true, away_ms: null, ...(msg.bot ? { bot: msg.bot } : {}), ...(msg.rating ? { rating: msg.rating } : {}) };
       if (!msg.bot) hello(); // learn whether the seat is ours
       break;
     case "stood":
@@ -183,12 +183,35 @@ function handle(msg) {
       if ("clocks" in msg) setClocks(msg.clocks);
       premove = null;
       recordsUi.refresh(); // the finished game joins the list, ready to replay
+      applyRatings(msg.ratings);
       break;
     case "chat": addChat(msg); break;
     default: seriesUi.apply(msg); // series, rematches, new game, take-back requests
   }
   noteTurn(table, replaying);
   render();
+}
+
+/** A rated game's rating changes: the new ratings next to the names, and one line saying them. */
+function applyRatings(changes) {
+  if (!changes || changes.length === 0) return;
+  const words = [];
+  for (const c of changes) {
+    const player = table.seats[c.seat] && table.seats[c.seat].player;
+    if (player) player.rating = { value: c.after, deviation: c.deviation, provisional: c.provisional };
+    const sign = c.change > 0 ? "+" : c.change < 0 ? "−" : "±";
+    words.push(`${playerName(c.seat)} ${c.before} → ${c.after}${c.provisional ? "?" : ""} (${sign}${Math.abs(c.change)})`);
+  }
+  if (!replaying) log(`Ratings: ${words.join(", ")}.`, "info");
+}
+
+/** A rating next to a name: "1520", or "1520?" while provisional. */
+function ratingBadge(rating) {
+  const badge = el("span", "rating", `${rating.value}${rating.provisional ? "?" : ""}`);
+  badge.title = rating.provisional
+    ? `Rating ${rating.value} ± ${rating.deviation}, provisional: too few rated games to be sure yet`
+    : `Rating ${rating.value} ± ${rating.deviation}`;
+  return badge;
 }
 
 function applySnapshot(msg) {
@@ -408,6 +431,7 @@ function renderSeats() {
       const whoBox = el("div", "who");
       const nameLine = el("div", "name-line");
       nameLine.append(el("span", seat.player ? "name" : "name muted", seat.player ? seat.player.name : "Free seat"));
+      if (seat.player && seat.player.rating) nameLine.append(ratingBadge(seat.player.rating));
       if (isMine(seat.seat)) nameLine.append(el("span", "badge", "you"));
       if (isBot(seat.seat)) {
         // The computer's mark: a small screen drawn by CSS, and the word for screen readers.

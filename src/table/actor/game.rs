@@ -2,6 +2,7 @@
 //! the game, resignation, and the timers (flags, graces, idleness) the actor sleeps on.
 
 use super::*;
+use crate::protocol::RatingChangeView;
 use crate::table::clock::ClockView;
 use crate::table::series::Series;
 
@@ -73,12 +74,15 @@ impl TableActor {
             deadline: clocks.as_ref().and_then(|clocks| wall_deadline(clocks, now)),
         };
         let series = next.outcome().and_then(|outcome| self.series_after(outcome));
+        let rated = self.rated_game();
         let result = next.outcome().map(|outcome| ResultRecord {
             outcome,
             move_count: ply,
             series: series.as_ref().map(|(record, _)| *record),
+            rating: rated.as_ref(),
         });
-        self.store
+        let changes = self
+            .store
             .append_move(current.id, record, result)
             .await
             .map_err(Refusal::storage)?;
@@ -122,14 +126,22 @@ impl TableActor {
         });
         timer.broadcast();
         if let Some(result) = finished {
-            self.announce_game_over(result, clock_view, series);
+            let ratings = self.rating_changes(changes);
+            self.announce_game_over(result, clock_view, series, ratings);
             self.after_game_over();
         }
         Ok(())
     }
 
-    /// Counts the finished game in the series (as stored) and tells everyone.
-    fn announce_game_over(&mut self, result: ResultView, clocks: Option<ClockView>, series: Option<Series>) {
+    /// Counts the finished game in the series (as stored) and tells everyone, with the
+    /// rating changes of a rated game.
+    fn announce_game_over(
+        &mut self,
+        result: ResultView,
+        clocks: Option<ClockView>,
+        series: Option<Series>,
+        ratings: Vec<RatingChangeView>,
+    ) {
         if let (Some(state), Some(series)) = (self.series.as_mut(), series) {
             state.series = series;
         }
@@ -139,6 +151,7 @@ impl TableActor {
             result,
             clocks,
             series,
+            ratings,
         });
     }
 
@@ -159,12 +172,15 @@ impl TableActor {
         }
         let move_count = u32::try_from(current.moves.len()).unwrap_or(u32::MAX);
         let series = self.series_after(&outcome);
+        let rated = self.rated_game();
         let record = ResultRecord {
             outcome: &outcome,
             move_count,
             series: series.as_ref().map(|(record, _)| *record),
+            rating: rated.as_ref(),
         };
-        self.store
+        let changes = self
+            .store
             .finish_game(current.id, record)
             .await
             .map_err(Refusal::storage)?;
@@ -179,7 +195,8 @@ impl TableActor {
             current.clocks = clocks;
         }
         self.bot_seats.reset();
-        self.announce_game_over(result, clock_view, series);
+        let ratings = self.rating_changes(changes);
+        self.announce_game_over(result, clock_view, series, ratings);
         Ok(())
     }
 

@@ -72,6 +72,7 @@ impl TableActor {
                 actor.seats.sit(row.seat, holder);
             }
         }
+        actor.refresh_ratings().await;
         if let Some(game) = game {
             let (current, series) = actor.replay(game).await?;
             actor.current = Some(current);
@@ -133,6 +134,7 @@ impl TableActor {
                     outcome: &aborted,
                     move_count: u32::try_from(moves.len()).unwrap_or(u32::MAX),
                     series: None,
+                    rating: None,
                 };
                 self.store.finish_game(row.id, record).await?;
                 game.finish(aborted);

@@ -159,6 +159,7 @@ impl TableActor {
     async fn fill_seat(&mut self, seat: Seat, holder: Holder) -> Result<(), Refusal> {
         let name = holder.name();
         let bot = holder.bot();
+        let shown = holder.clone();
         let stored = match (holder.key(), bot) {
             (Some(key), _) => self.store.take_seat(&self.id, seat, key.as_bytes(), &name).await,
             (None, Some(strength)) => self.store.seat_bot(&self.id, seat, &name, strength.id()).await,
@@ -184,6 +185,8 @@ impl TableActor {
             None
         };
         self.seats = seats;
+        self.refresh_ratings().await;
+        let rating = self.rating_view(&shown);
         // `seated` says as much as a presence event: the player sat down over a connection
         // (and a bot is always there).
         if let Some(slot) = self.announced_presence.get_mut(usize::from(seat)) {
@@ -194,6 +197,7 @@ impl TableActor {
             seat,
             name,
             bot,
+            rating,
         });
         if let Some(start) = start {
             self.begin_game(start);

@@ -159,8 +159,8 @@ async fn a_gomoku_game_with_a_take_back_replays_to_the_position_the_table_shows(
     assert_eq!(
         listed["players"],
         json!([
-            {"seat": 0, "role": "X", "name": "X", "bot": null, "side": 0},
-            {"seat": 1, "role": "O", "name": "O", "bot": null, "side": 1}
+            {"seat": 0, "role": "X", "name": "X", "bot": null, "side": 0, "rating": null},
+            {"seat": 1, "role": "O", "name": "O", "bot": null, "side": 1, "rating": null}
         ])
     );
     // Twelve records: eleven moves and the take-back; the line has nine moves.
@@ -403,6 +403,54 @@ fn with_pocket_piece(pos: Crazyhouse, role: Role) -> Crazyhouse {
     Crazyhouse::from_setup(setup, CastlingMode::Standard)
         .or_else(shakmaty::PositionError::ignore_too_much_material)
         .expect("a legal position")
+}
+
+#[tokio::test]
+async fn a_rated_game_records_each_players_rating_before_and_after() {
+    let app = spawn_app().await;
+    let (table, mut x, mut o) = two_player_table(&app, "gomoku", json!({"rated": true})).await;
+    play(&mut x, &mut o, json!({"at": "H8"})).await;
+    play(&mut o, &mut x, json!({"at": "H9"})).await;
+    o.send(json!({"type": "resign"})).await;
+    let over = x.until("game_over").await;
+    let (listed, record) = only_game(&app, &table).await;
+    assert_eq!(listed["rated"], true);
+    for player in listed["players"].as_array().unwrap() {
+        let seat = player["seat"].as_u64().unwrap() as usize;
+        let rating = &player["rating"];
+        let announced = over["ratings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["seat"] == player["seat"])
+            .expect("game_over names the seat's rating");
+        assert_eq!(
+            (
+                rating["before"].clone(),
+                rating["after"].clone(),
+                rating["change"].clone()
+            ),
+            (
+                announced["before"].clone(),
+                announced["after"].clone(),
+                announced["change"].clone()
+            ),
+            "seat {seat}: {listed}"
+        );
+        assert_eq!(rating["fixed"], false);
+    }
+    assert!(
+        listed["players"][0]["rating"]["change"].as_i64().unwrap() > 0,
+        "the winner gains: {listed}"
+    );
+    assert_eq!(record["players"], listed["players"]);
+    let text = get_text(
+        &app,
+        &format!("/api/games/{}?format=text", record["id"].as_str().unwrap()),
+        "text/plain",
+    )
+    .await;
+    assert_eq!(tag(&text, "Rated"), Some("yes"));
 }
 
 #[tokio::test]

@@ -37,6 +37,23 @@ pub struct Player {
     pub bot: Option<String>,
     /// The side in the series (0 or 1).
     pub side: u8,
+    /// At a rated table: the player's rating before and after the game; `null` otherwise.
+    pub rating: Option<PlayerRating>,
+}
+
+/// A player's rating in a rated game (rounded to whole points, as the table shows it).
+#[derive(Debug, Clone, Serialize)]
+pub struct PlayerRating {
+    pub before: i32,
+    pub after: i32,
+    /// `after - before`.
+    pub change: i32,
+    /// The deviation after the game.
+    pub deviation: i32,
+    /// The rating after the game is provisional (its deviation is high).
+    pub provisional: bool,
+    /// A computer player's fixed rating (see docs/ratings.md), never updated.
+    pub fixed: bool,
 }
 
 /// Where a game stands in its series.
@@ -174,6 +191,10 @@ impl GameSummary {
             }),
             _ => None,
         };
+        let players = players
+            .into_iter()
+            .filter_map(|player| Player::from_row(player, &row.game, row.rated))
+            .collect();
         GameSummary {
             id: row.id,
             table: row.table_id,
@@ -182,7 +203,7 @@ impl GameSummary {
             series,
             rated: row.rated,
             status: row.status,
-            players: players.into_iter().filter_map(Player::from_row).collect(),
+            players,
             result,
             move_count: u32::try_from(row.move_count).unwrap_or(0),
             started_at: row.started_at,
@@ -192,9 +213,34 @@ impl GameSummary {
 }
 
 impl Player {
-    fn from_row(row: PlayerRow) -> Option<Player> {
+    fn from_row(row: PlayerRow, game: &str, rated: bool) -> Option<Player> {
         let seat = Seat::try_from(row.seat).ok()?;
+        let whole = |value: f64| value.round() as i32;
+        let rating = match (row.rating_before, row.rating_after, row.deviation_after, &row.bot) {
+            (Some(before), Some(after), Some(deviation), _) => Some(PlayerRating {
+                before: whole(before),
+                after: whole(after),
+                change: whole(after) - whole(before),
+                deviation: whole(deviation),
+                provisional: deviation > crate::ratings::PROVISIONAL_DEVIATION,
+                fixed: false,
+            }),
+            (_, _, _, Some(bot)) if rated => {
+                let kind = GameKind::from_id(game)?;
+                let fixed = crate::ratings::bots::rating(kind, crate::bots::Strength::from_id(bot)?);
+                Some(PlayerRating {
+                    before: whole(fixed.rating),
+                    after: whole(fixed.rating),
+                    change: 0,
+                    deviation: whole(fixed.deviation),
+                    provisional: false,
+                    fixed: true,
+                })
+            }
+            _ => None,
+        };
         Some(Player {
+            rating,
             seat,
             role: row.role,
             name: row.name,

@@ -18,7 +18,20 @@ pub struct PlayerRow {
     pub bot: Option<String>,
     /// The player's side in the series (0 or 1); `None` for games stored before series.
     pub side: Option<i16>,
+    /// A person's rating before and after the game, and the deviation after it (rated
+    /// games only).
+    pub rating_before: Option<f64>,
+    pub rating_after: Option<f64>,
+    pub deviation_after: Option<f64>,
 }
+
+/// The columns of [`PlayerRow`]; `gp` is `game_players`, `rh` its `rating_history` row.
+const PLAYER_COLUMNS: &str = "gp.seat, gp.role, gp.name, gp.bot, gp.side,
+    rh.rating_before, rh.rating_after, rh.deviation_after";
+
+/// The joins [`PLAYER_COLUMNS`] read from.
+const PLAYER_FROM: &str = "FROM game_players gp
+    LEFT JOIN rating_history rh ON rh.game_id = gp.game_id AND rh.player_key = gp.player_key";
 
 /// A game as listed: who played, how it ended, where it stands in its series.
 #[derive(Debug, Clone, sqlx::FromRow)]
@@ -106,10 +119,10 @@ impl Store {
         .fetch_all(self.pool())
         .await?;
         let ids: Vec<Uuid> = games.iter().map(|game| game.id).collect();
-        let players: Vec<GamePlayerRow> = sqlx::query_as(
-            "SELECT game_id, seat, role, name, bot, side FROM game_players
-              WHERE game_id = ANY($1) ORDER BY game_id, seat",
-        )
+        let players: Vec<GamePlayerRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT gp.game_id, {PLAYER_COLUMNS} {PLAYER_FROM}
+              WHERE gp.game_id = ANY($1) ORDER BY gp.game_id, gp.seat"
+        )))
         .bind(&ids)
         .fetch_all(self.pool())
         .await?;
@@ -142,11 +155,12 @@ impl Store {
             .bind(&summary.table_id)
             .fetch_one(self.pool())
             .await?;
-        let players: Vec<PlayerRow> =
-            sqlx::query_as("SELECT seat, role, name, bot, side FROM game_players WHERE game_id = $1 ORDER BY seat")
-                .bind(game_id)
-                .fetch_all(self.pool())
-                .await?;
+        let players: Vec<PlayerRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {PLAYER_COLUMNS} {PLAYER_FROM} WHERE gp.game_id = $1 ORDER BY gp.seat"
+        )))
+        .bind(game_id)
+        .fetch_all(self.pool())
+        .await?;
         let records: Vec<RecordRow> = sqlx::query_as(
             "SELECT ply, seat, payload, clocks_ms, takeback_to, played_at FROM moves
               WHERE game_id = $1 ORDER BY ply",

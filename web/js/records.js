@@ -76,7 +76,9 @@ export function recordsPanel(page, tableId, rerender) {
     rerender();
   }
 
-  const who = (game) => game.players.map((p) => `${p.name} (${p.role})`).join(" – ");
+  const rated = (p) => (p.rating && !p.rating.fixed
+    ? ` ${p.rating.after}${p.rating.provisional ? "?" : ""} (${p.rating.change >= 0 ? "+" : ""}${p.rating.change})` : "");
+  const who = (game) => game.players.map((p) => `${p.name} (${p.role})${rated(p)}`).join(" – ");
   function resultLine(game) {
     if (game.status === "playing") return "being played";
     const r = game.result;

@@ -502,53 +502,34 @@ pub const GAMES: [&str; 4] = ["gomoku", "lines-of-action", "krux", "bughouse"];
 /// the same again.
 pub fn fuzz_notation(selector: u8, text: &str) {
     match selector % 3 {
-        0 => {
-            let Ok(position) = text.parse::<LoaPosition>() else {
-                return;
-            };
-            let canonical = position.to_string();
-            let again: LoaPosition = canonical
-                .parse()
-                .unwrap_or_else(|err| panic!("{text:?} printed as {canonical:?}, which is refused: {err}"));
-            assert_eq!(
-                again, position,
-                "{text:?} printed as {canonical:?}, which reads as another position"
-            );
-            assert_eq!(again.to_string(), canonical);
-        }
-        1 => {
-            let Ok(position) = text.parse::<KruxPosition>() else {
-                return;
-            };
-            let canonical = position.to_string();
-            let again: KruxPosition = canonical
-                .parse()
-                .unwrap_or_else(|err| panic!("{text:?} printed as {canonical:?}, which is refused: {err}"));
-            assert_eq!(
-                again, position,
-                "{text:?} printed as {canonical:?}, which reads as another position"
-            );
-            assert_eq!(again.to_string(), canonical);
-        }
-        _ => {
-            let Ok(board) = parse_board(text) else { return };
-            let fen = |board: &_| {
-                let [fen, _] = StartPosition {
-                    boards: Box::new([Clone::clone(board), Clone::clone(board)]),
-                }
-                .fens();
-                fen
-            };
-            let canonical = fen(&board);
-            let again = parse_board(&canonical)
-                .unwrap_or_else(|err| panic!("{text:?} printed as {canonical:?}, which is refused: {err}"));
-            assert_eq!(
-                again, board,
-                "{text:?} printed as {canonical:?}, which reads as another position"
-            );
-            assert_eq!(fen(&again), canonical);
-        }
+        0 => round_trip(text, str::parse::<LoaPosition>, LoaPosition::to_string),
+        1 => round_trip(text, str::parse::<KruxPosition>, KruxPosition::to_string),
+        _ => round_trip(text, parse_board, |board| {
+            let [fen, _] = StartPosition {
+                boards: Box::new([Clone::clone(board), Clone::clone(board)]),
+            }
+            .fens();
+            fen
+        }),
     }
+}
+
+/// Reads `text` with `read`; when accepted, checks that `print` gives a text that reads back
+/// as the same position and prints the same again.
+fn round_trip<P: PartialEq + std::fmt::Debug, E: std::fmt::Display>(
+    text: &str,
+    read: impl Fn(&str) -> Result<P, E>,
+    print: impl Fn(&P) -> String,
+) {
+    let Ok(position) = read(text) else { return };
+    let canonical = print(&position);
+    let again =
+        read(&canonical).unwrap_or_else(|err| panic!("{text:?} printed as {canonical:?}, which is refused: {err}"));
+    assert_eq!(
+        again, position,
+        "{text:?} printed as {canonical:?}, which reads as another position"
+    );
+    assert_eq!(print(&again), canonical);
 }
 
 /// Reads `settings` for `game` and, when accepted, checks that the stored form

@@ -690,6 +690,31 @@ mod tests {
         assert_eq!(null, KruxSettings::default());
     }
 
+    /// Found by fuzzing (fuzz/ `notation` and `start_position`): a square far off the board
+    /// (rows up to 99 decode) overflowed `row * 7` in debug builds, so a position or a move
+    /// naming one panicked instead of being refused.
+    #[test]
+    fn squares_far_off_the_board_are_refused_not_overflowed() {
+        let err = "1C1B 2e7g 3b2p 4f6 5a3 6g51 / 4".parse::<KruxPosition>().unwrap_err();
+        assert!(
+            err.reason.contains("piece 6 is on g51, off the 7 × 7 board"),
+            "{}",
+            err.reason
+        );
+        let err = Krux::read_settings(&mut SettingsReader::of(
+            json!({"start_position": "1a3b 2b1g 3c82 4a1 5e5 6a2 / 4"}),
+        ))
+        .unwrap_err();
+        assert_eq!(err.field, "settings.start_position");
+
+        let mut game = Krux::from_position("1c1b 2e7g 3b2p 4f6 5a3 6g5 / 4").unwrap();
+        for far in ["f50", "a99", "z37"] {
+            let part = json!({"part": "step", "to": far});
+            let err = game.play(1, &serde_json::from_value(part).unwrap()).unwrap_err();
+            assert_eq!(err.rule, "off_board", "{far}: {}", err.message);
+        }
+    }
+
     #[test]
     fn repetition_draws_on_the_third_occurrence() {
         // The house start with rings 1 blue, 2 green, 3 pink, piece 1 in turn:

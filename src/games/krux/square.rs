@@ -46,9 +46,10 @@ impl Square {
         self.col < SIZE && self.row < SIZE
     }
 
-    /// The board index `row * 7 + col`, for a square on the board.
+    /// The board index `row * 7 + col`, for a square on the board. (Computed only then:
+    /// `row * 7` overflows a `u8` for the far squares that decode, up to row 99.)
     pub(super) fn index(self) -> Option<u8> {
-        self.on_board().then_some(self.row * SIZE + self.col)
+        self.on_board().then(|| self.row * SIZE + self.col)
     }
 
     pub(super) fn of_index(index: u8) -> Square {

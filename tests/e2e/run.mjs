@@ -100,9 +100,9 @@ class Session {
     await page.screenshot({ path: file, fullPage: true });
   }
 
-  /** With E2E_DOCS_SCREENSHOTS=1, saves the README's picture of a game: the page as seen. */
+  /** With E2E_DOCS_SCREENSHOTS=1, saves the README's picture of a game: its board and status. */
   async docShot(page, name) {
-    if (DOCS_SHOTS) await page.screenshot({ path: join(DOCS_SHOTS, `${name}.png`) });
+    if (DOCS_SHOTS) await page.locator("main.play").screenshot({ path: join(DOCS_SHOTS, `${name}.png`) });
   }
 
   async close() {
@@ -335,12 +335,13 @@ async function bughouse(s) {
   await pieceOn(dee, "B", "e4", "white");
   await until(dee, () => /Board B: your move/.test(document.getElementById("turn").textContent));
   await dee.click(pawn);
+  await until(dee, (pawn) => document.querySelector(pawn).getAttribute("aria-pressed") === "true", pawn);
+  await s.docShot(dee, "bughouse"); // the pawn from board A chosen in Dee's pocket
   await dee.click('#board-B .sq[data-sq="d5"]');
   for (const page of [ann, bo, cy, dee]) await pieceOn(page, "B", "d5", "black");
   await until(dee, (pawn) => !document.querySelector(pawn), pawn);
   await until(cy, () => /Board B: your move/.test(document.getElementById("turn").textContent));
   for (const page of [ann, dee]) await s.shot(page, "after-the-drop");
-  await s.docShot(dee, "bughouse");
 }
 
 /** A reload mid-game keeps the seat: the page says hello with the stored token. */

@@ -385,8 +385,15 @@ async function phone(s) {
   // The centre, or the first free point around it.
   const at = await p.evaluate(() => ["H8", "H9", "I8", "G8", "H7", "I9", "G7"].find((c) =>
     document.querySelector(`#board .cell[data-at="${c}"]`).dataset.stone === "."));
+  // One tap plays; should the page ask for a confirming second tap on a phone (to review
+  // the point first), the second tap confirms.
+  const played = (timeout) => p.waitForFunction((at) =>
+    document.querySelector(`#board .cell[data-at="${at}"]`).dataset.stone !== ".", at, { timeout });
   await p.tap(`#board .cell[data-at="${at}"]`);
-  await until(p, (at) => document.querySelector(`#board .cell[data-at="${at}"]`).dataset.stone !== ".", at);
+  if (!(await played(1500).then(() => true, () => false))) {
+    await p.tap(`#board .cell[data-at="${at}"]`);
+    await played(WAIT_MS);
+  }
   await until(p, (n) => document.querySelectorAll('#board .cell:not([data-stone="."])').length >= n + 2, before);
   await myTurn(p);
   const width = await p.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: innerWidth,

@@ -146,6 +146,22 @@ async function sit(page, name, role) {
 /** Waits until it is this page's turn. */
 const myTurn = (page) => until(page, () => document.getElementById("turn").classList.contains("mine"));
 
+/**
+ * A new `game` table (seats chosen) with two players on pages of their own, Ann in the seat of
+ * `first` and Bo in that of `second`; waits until the game has started for Ann.
+ */
+async function twoSeated(s, game, [first, second], settings = {}) {
+  const id = await createTable(game, { seating: "chosen", ...settings });
+  const ann = await s.player(first);
+  const bo = await s.player(second);
+  await open(ann, `/t/${id}`);
+  await open(bo, `/t/${id}`);
+  await sit(ann, "Ann", first);
+  await sit(bo, "Bo", second);
+  await until(ann, () => document.getElementById("turn").textContent && !/Waiting/.test(document.getElementById("turn").textContent));
+  return [ann, bo];
+}
+
 /** Waits until the Gomoku point `at` shows `stone` on every page given. */
 async function stoneOn(pages, at, stone) {
   for (const page of pages) {
@@ -237,13 +253,7 @@ async function gomoku(s) {
  * dots), answered by the opponent. Drag and drop does not exist in the client yet.
  */
 async function linesOfAction(s) {
-  const id = await createTable("lines-of-action", { seating: "chosen" });
-  const black = await s.player("black");
-  const white = await s.player("white");
-  await open(black, `/t/${id}`);
-  await open(white, `/t/${id}`);
-  await sit(black, "Ann", "black");
-  await sit(white, "Bo", "white");
+  const [black, white] = await twoSeated(s, "lines-of-action", ["black", "white"]);
   await myTurn(black);
   await black.click('#loa-board .sq[data-sq="b1"]');
   const hints = await black.$$eval("#loa-board .sq.hint", (sqs) => sqs.map((q) => q.dataset.sq).sort());
@@ -270,13 +280,7 @@ async function linesOfAction(s) {
  * the turn); the opponent sees each part and then piece 2 in turn.
  */
 async function krux(s) {
-  const id = await createTable("krux", { seating: "chosen" });
-  const white = await s.player("white");
-  const black = await s.player("black");
-  await open(white, `/t/${id}`);
-  await open(black, `/t/${id}`);
-  await sit(white, "Ann", "white");
-  await sit(black, "Bo", "black");
+  const [white, black] = await twoSeated(s, "krux", ["white", "black"]);
   await myTurn(white);
   const pieceOn = (page, sq, number) => until(page, ([sq, number]) => {
     const disc = document.querySelector(`#krux-board .sq[data-sq="${sq}"] .kpiece`);
@@ -346,13 +350,7 @@ async function bughouse(s) {
 
 /** A reload mid-game keeps the seat: the page says hello with the stored token. */
 async function reload(s) {
-  const id = await createTable("gomoku", { seating: "chosen" });
-  const a = await s.player("x");
-  const b = await s.player("o");
-  await open(a, `/t/${id}`);
-  await open(b, `/t/${id}`);
-  await sit(a, "Ann", "X");
-  await sit(b, "Bo", "O");
+  const [a, b] = await twoSeated(s, "gomoku", ["X", "O"]);
   await myTurn(a);
   await a.click('#board .cell[data-at="H8"]');
   await stoneOn([b], "H8", "X");

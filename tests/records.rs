@@ -254,25 +254,10 @@ async fn lines_of_action_and_krux_games_ended_by_resignation_replay_and_export()
     assert_eq!(tag(&text, "Position"), Some("1c1 2e7 3b2 4f6 5a3 6g5 / 1"));
 }
 
-const ROLES: [&str; 4] = ["A-white", "A-black", "B-white", "B-black"];
-
 #[tokio::test]
 async fn a_bughouse_game_exports_as_bpgn_and_as_a_pgn_per_board_that_parses_back() {
     let app = spawn_app().await;
-    let created = app
-        .create_table(json!({"game": "bughouse", "settings": {"seating": "chosen"}}))
-        .await;
-    let table = created["id"].as_str().unwrap().to_owned();
-    let mut watcher = app.client(&table).await;
-    let mut players = Vec::new();
-    for (seat, role) in ROLES.iter().enumerate() {
-        let mut player = app.client(&table).await;
-        player.hello().await;
-        player.send(json!({"type": "sit", "seat": seat, "name": role})).await;
-        player.until("seated").await;
-        players.push(player);
-    }
-    watcher.until("game_started").await;
+    let (table, mut players, mut watcher) = app.bughouse_match().await;
     // Both boards, a capture passed to the partner, its drop, a mate on board A.
     for (seat, uci) in [
         (0, "e2e4"),

@@ -173,6 +173,13 @@ async fn a_gomoku_game_with_a_take_back_replays_to_the_position_the_table_shows(
         .map(|mv| mv["move"]["at"].as_str().unwrap())
         .collect();
     assert_eq!(line, ["H8", "G7", "I8", "A1", "J8", "A2", "K8", "A3", "L8"]);
+    let texts: Vec<&str> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mv| mv["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, line, "each move's text is its square");
     // Replay is proof: the record's end is the position the players saw last, and the
     // position the table shows now.
     assert_eq!(record["moves"][8]["state"], last["state"]);
@@ -225,6 +232,7 @@ async fn lines_of_action_and_krux_games_ended_by_resignation_replay_and_export()
     let id = record["id"].as_str().unwrap();
     let pgn = get_text(&app, &format!("/api/games/{id}?format=pgn"), "application/x-chess-pgn").await;
     assert_eq!(movetext(&pgn), "1. b1-b3 h2-f2 1-0", "{pgn}");
+    assert_eq!(record["moves"][1]["text"], "h2-f2");
     assert_eq!(tag(&pgn, "Black"), Some("X"));
     assert_eq!(tag(&pgn, "White"), Some("O"));
     assert_eq!(tag(&pgn, "Variant"), Some("Lines of Action"));
@@ -252,6 +260,10 @@ async fn lines_of_action_and_krux_games_ended_by_resignation_replay_and_export()
         "{text}"
     );
     assert_eq!(tag(&text, "Position"), Some("1c1 2e7 3b2 4f6 5a3 6g5 / 1"));
+    assert_eq!(
+        record["moves"][2]["text"], "ring green, end",
+        "a whole turn reads as its parts"
+    );
 }
 
 #[tokio::test]
@@ -288,6 +300,13 @@ async fn a_bughouse_game_exports_as_bpgn_and_as_a_pgn_per_board_that_parses_back
             .all(|mv| mv["clocks_ms"].as_array().is_some_and(|c| c.len() == 4))
     );
     let id = record["id"].as_str().unwrap();
+    let texts: Vec<&str> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mv| mv["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts[8..], ["3a. P@f6", "4A. Qxf7#"]);
 
     let bpgn = get_text(&app, &format!("/api/games/{id}?format=bpgn"), "text/plain").await;
     let expected_tags = [

@@ -47,6 +47,21 @@ struct Written {
     clock_ms: Option<u64>,
 }
 
+/// Each move of the line as BPGN writes it, without the clock: `1A. e4`, `3a. P@f6`.
+pub(super) fn move_texts(record: &GameRecord) -> Result<Vec<String>, ReplayError> {
+    let (written, _) = write_moves(record)?;
+    Ok(written.iter().map(token).collect())
+}
+
+/// A move's BPGN token without its clock.
+fn token(mv: &Written) -> String {
+    let letter = match mv.colour {
+        Color::White => BOARDS[mv.board],
+        Color::Black => BOARDS[mv.board].to_ascii_lowercase(),
+    };
+    format!("{}{letter}. {}", mv.number, mv.san)
+}
+
 /// The whole game in BPGN.
 pub fn bpgn(record: &GameRecord, site: &str) -> Result<String, ReplayError> {
     let (written, start) = write_moves(record)?;
@@ -65,11 +80,7 @@ pub fn bpgn(record: &GameRecord, site: &str) -> Result<String, ReplayError> {
     tags.closing(record);
     let mut tokens = Vec::with_capacity(written.len() + 1);
     for mv in &written {
-        let letter = match mv.colour {
-            Color::White => BOARDS[mv.board],
-            Color::Black => BOARDS[mv.board].to_ascii_lowercase(),
-        };
-        let mut token = format!("{}{letter}. {}", mv.number, mv.san);
+        let mut token = token(mv);
         if let Some(ms) = mv.clock_ms {
             let _ = write!(token, "{{{}.{:03}}}", ms / 1000, ms % 1000);
         }

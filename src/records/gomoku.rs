@@ -60,7 +60,7 @@ fn board_size(record: &GameRecord) -> u8 {
 }
 
 /// A stored move's square (`H8`); the payload as JSON if it is not a Gomoku move.
-fn square_of(payload: &serde_json::Value) -> String {
+pub(super) fn square_of(payload: &serde_json::Value) -> String {
     serde_json::from_value::<GomokuMove>(payload.clone())
         .map(|mv| mv.at.to_string())
         .unwrap_or_else(|_| payload.to_string())

@@ -53,7 +53,7 @@ fn turn_line(start: &Value, parts: &[String]) -> String {
 }
 
 /// The parts of a stored move (one part or a whole turn) as text: `step c2`, `ring blue`.
-fn parts_of(payload: &Value) -> Vec<String> {
+pub(super) fn parts_of(payload: &Value) -> Vec<String> {
     match payload.get("turn").and_then(Value::as_array) {
         Some(parts) => parts.iter().map(part_text).collect(),
         None => vec![part_text(payload)],

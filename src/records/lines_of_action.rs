@@ -45,7 +45,7 @@ pub fn pgn(record: &GameRecord, site: &str) -> Result<String, ReplayError> {
 }
 
 /// A move as written: `b1-b3`, `b1xb3` onto a piece, `pass`.
-fn written(payload: &Value, before: &Value) -> String {
+pub(super) fn written(payload: &Value, before: &Value) -> String {
     match serde_json::from_value::<LoaMove>(payload.clone()) {
         Ok(LoaMove::Step { from, to }) => {
             let occupied = before["board"]

@@ -41,6 +41,8 @@ pub struct LineMove<'a> {
     #[serde(rename = "move")]
     pub payload: &'a Value,
     pub clocks_ms: &'a Option<Vec<u64>>,
+    /// The move in its game's notation (`H8`, `b1xb3`, `3A. Qh5`; see `export::move_texts`).
+    pub text: String,
     /// The position after the move (the game's view, as in `moved` events).
     pub state: &'a Value,
 }
@@ -100,11 +102,14 @@ pub fn replay_with<'a>(
 }
 
 impl Replay<'_> {
-    /// The line as the records API lists it.
-    pub fn line(&self) -> Vec<LineMove<'_>> {
+    /// The line as the records API lists it, each move with its text (`texts` in line
+    /// order; a missing one is empty).
+    pub fn line(&self, texts: Vec<String>) -> Vec<LineMove<'_>> {
+        let mut texts = texts.into_iter();
         self.moves
             .iter()
             .map(|mv| LineMove {
+                text: texts.next().unwrap_or_default(),
                 number: mv.number,
                 ply: mv.record.ply,
                 seat: mv.record.seat,

@@ -127,7 +127,28 @@ export function recordsPanel(page, tableId, rerender) {
         + (index === total && record.result ? ` — ${resultLine(record)}` : "");
       $("replay-first").disabled = $("replay-back").disabled = index === 0;
       $("replay-next").disabled = $("replay-last").disabled = index === total;
+      renderMoves(record, index);
     }
+  }
+
+  /** The replayed game's moves in its notation; the one shown is marked, any is a click away. */
+  let listedFor = null;
+  function renderMoves(record, index) {
+    const list = $("replay-moves");
+    if (listedFor !== record) {
+      listedFor = record;
+      list.replaceChildren(...record.moves.map((mv, i) => {
+        const item = el("li");
+        // Bughouse moves carry their own numbers and boards (`3A. Qh5`); the others are counted.
+        const text = mv.text || JSON.stringify(mv.move);
+        const label = record.game === "bughouse" ? text : `${i + 1}. ${text}`;
+        item.append(button(label, `Show the position after move ${i + 1}`, () => step(i + 1), "move"));
+        return item;
+      }));
+    }
+    [...list.children].forEach((item, i) => item.classList.toggle("current", i + 1 === index));
+    const current = list.children[index - 1];
+    if (current) current.scrollIntoView({ block: "nearest" });
   }
 
   $("replay-first").addEventListener("click", () => step(0));

@@ -222,3 +222,44 @@ async fn nothing_outside_the_list_is_served() {
         );
     }
 }
+
+#[tokio::test]
+async fn each_game_has_a_rules_page_and_the_table_links_to_it() {
+    let app = spawn_app().await;
+    for (game, phrase) in [
+        ("gomoku", "five"),
+        ("lines-of-action", "connected"),
+        ("krux", "hole"),
+        ("bughouse", "partner"),
+    ] {
+        let response = reqwest::get(app.http(&format!("/rules/{game}"))).await.unwrap();
+        assert_eq!(response.status(), 200, "{game}");
+        assert!(
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html")
+        );
+        assert!(response.headers().contains_key("content-security-policy"));
+        let page = response.text().await.unwrap();
+        assert!(page.contains("<h1>") && page.contains(phrase), "{game}: {page}");
+        assert!(
+            !page.contains("<script") && !page.contains("style="),
+            "{game}: nothing inline"
+        );
+        assert!(page.contains("/static/css/rules.css"));
+    }
+    let css = reqwest::get(app.http("/static/css/rules.css")).await.unwrap();
+    assert_eq!(css.status(), 200);
+    assert_eq!(reqwest::get(app.http("/rules/chess")).await.unwrap().status(), 404);
+    let table_js = reqwest::get(app.http("/static/js/table.js"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        table_js.contains("/rules/${encodeURIComponent(table.game)}"),
+        "the table page links to its game's rules"
+    );
+}

@@ -36,6 +36,7 @@ macro_rules! assets {
 /// a test checks that this list and those folders agree.
 const ASSETS: &[Asset] = assets![
     "css/home.css",
+    "css/rules.css",
     "css/stats.css",
     "css/table.css",
     "js/boards/bughouse.js",

@@ -386,6 +386,9 @@ function render() {
     s.grace_seconds ? `${s.grace_seconds} s to reconnect` : "",
   ].filter(Boolean).join(" · ");
   $("rated").hidden = !(table.rated ?? s.rated);
+  // The game's rules page (src/http/rules.rs), in a new tab so the table stays open.
+  $("rules-link").href = `/rules/${encodeURIComponent(table.game)}`;
+  $("rules-link").hidden = false;
   renderSeats();
   renderStatus();
   renderControls();

@@ -344,6 +344,8 @@ pub struct MoveView {
     pub seat: Seat,
     #[serde(rename = "move")]
     pub payload: Value,
+    /// The move in its game's notation (`H8`, `b1xb3`, `step c2`, `Qxf7#`), for move lists.
+    pub text: String,
 }
 
 /// A finished game's result as the protocol shows it.
@@ -517,6 +519,8 @@ pub enum ServerMsg {
         seat: Seat,
         #[serde(rename = "move")]
         payload: Value,
+        /// The move in its game's notation, as in the snapshot's `moves`.
+        text: String,
         state: Value,
         to_move: Vec<Seat>,
         clocks: Option<ClockView>,

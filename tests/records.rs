@@ -270,6 +270,7 @@ async fn lines_of_action_and_krux_games_ended_by_resignation_replay_and_export()
 async fn a_bughouse_game_exports_as_bpgn_and_as_a_pgn_per_board_that_parses_back() {
     let app = spawn_app().await;
     let (table, mut players, mut watcher) = app.bughouse_match().await;
+    let mut announced = Vec::new();
     // Both boards, a capture passed to the partner, its drop, a mate on board A.
     for (seat, uci) in [
         (0, "e2e4"),
@@ -286,6 +287,7 @@ async fn a_bughouse_game_exports_as_bpgn_and_as_a_pgn_per_board_that_parses_back
         players[seat].send(json!({"type": "move", "move": {"uci": uci}})).await;
         let moved = watcher.until("moved").await;
         assert_eq!(moved["move"]["uci"], uci);
+        announced.push(moved["text"].as_str().expect("a move's text").to_owned());
     }
     watcher.until("game_over").await;
     let (listed, record) = only_game(&app, &table).await;
@@ -306,7 +308,11 @@ async fn a_bughouse_game_exports_as_bpgn_and_as_a_pgn_per_board_that_parses_back
         .iter()
         .map(|mv| mv["text"].as_str().unwrap())
         .collect();
-    assert_eq!(texts[8..], ["3a. P@f6", "4A. Qxf7#"]);
+    assert_eq!(texts[7..], ["Qh5", "P@f6", "Qxf7#"]);
+    assert_eq!(
+        texts, announced,
+        "the record writes each move as the table announced it"
+    );
 
     let bpgn = get_text(&app, &format!("/api/games/{id}?format=bpgn"), "text/plain").await;
     let expected_tags = [

@@ -51,7 +51,7 @@ async fn a_game_resumes_after_a_restart_and_the_correspondence_deadline_survives
     assert_eq!(table_json["status"], "playing");
     assert_eq!(
         table_json["moves"],
-        json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}}])
+        json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}, "text": "H8"}])
     );
     assert_eq!(table_json["to_move"], json!([1]));
     let clocks = &table_json["clocks"];

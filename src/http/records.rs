@@ -15,7 +15,7 @@ use super::client::Client;
 use super::error::ApiError;
 use super::tables::public_base;
 use crate::app::AppState;
-use crate::records::export::{ExportError, export, formats, move_texts};
+use crate::records::export::{ExportError, export, formats};
 use crate::records::replay::{LineMove, replay};
 use crate::records::{GameRecord, GameSummary, Record};
 use crate::store::StoreError;
@@ -118,7 +118,6 @@ pub async fn game(
 
 fn game_json(record: &GameRecord) -> Result<Response, ApiError> {
     let replay = replay(record).map_err(|err| unreplayable(record.summary.id, &err))?;
-    let texts = move_texts(record, &replay).map_err(|err| unreplayable(record.summary.id, &err))?;
     let view = GameView {
         summary: &record.summary,
         settings: &record.settings.game,
@@ -126,7 +125,7 @@ fn game_json(record: &GameRecord) -> Result<Response, ApiError> {
             .chain(formats(record.kind()).iter().map(|f| f.name))
             .collect(),
         start: replay.start.clone(),
-        moves: replay.line(texts),
+        moves: replay.line(),
         records: &record.records,
         end: replay.final_view(),
     };

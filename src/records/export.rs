@@ -7,7 +7,7 @@ use std::fmt::Write as _;
 use time::OffsetDateTime;
 
 use super::GameRecord;
-use super::replay::{Replay, ReplayError};
+use super::replay::ReplayError;
 use crate::games::GameKind;
 use crate::table::time_control::TimeControl;
 
@@ -125,35 +125,6 @@ pub fn export(record: &GameRecord, format: &str, site: &str) -> Result<Export, E
         ),
         body,
     })
-}
-
-/// Each move of the line in its game's notation, for lists and replays: `H8` (Gomoku),
-/// `b1xb3` (Lines of Action), `ring blue, step c2, end` (Krux: the parts a record holds),
-/// `3A. Qh5` (Bughouse, as BPGN writes it, without the clock).
-pub fn move_texts(record: &GameRecord, replay: &Replay<'_>) -> Result<Vec<String>, ReplayError> {
-    let texts = match record.kind() {
-        GameKind::Gomoku => replay
-            .moves
-            .iter()
-            .map(|mv| super::gomoku::square_of(&mv.record.payload))
-            .collect(),
-        GameKind::LinesOfAction => {
-            let befores = std::iter::once(&replay.start).chain(replay.moves.iter().map(|mv| &mv.view));
-            replay
-                .moves
-                .iter()
-                .zip(befores)
-                .map(|(mv, before)| super::lines_of_action::written(&mv.record.payload, before))
-                .collect()
-        }
-        GameKind::Krux => replay
-            .moves
-            .iter()
-            .map(|mv| super::krux::parts_of(&mv.record.payload).join(", "))
-            .collect(),
-        GameKind::Bughouse => super::bughouse::move_texts(record)?,
-    };
-    Ok(texts)
 }
 
 /// PGN tag pairs, written in the order added.

@@ -139,9 +139,9 @@ export function recordsPanel(page, tableId, rerender) {
       listedFor = record;
       list.replaceChildren(...record.moves.map((mv, i) => {
         const item = el("li");
-        // Bughouse moves carry their own numbers and boards (`3A. Qh5`); the others are counted.
+        // Counted from 1; a Bughouse move also names its board (seats 0–1 play on A, 2–3 on B).
         const text = mv.text || JSON.stringify(mv.move);
-        const label = record.game === "bughouse" ? text : `${i + 1}. ${text}`;
+        const label = record.game === "bughouse" ? `${i + 1}. ${mv.seat < 2 ? "A" : "B"} ${text}` : `${i + 1}. ${text}`;
         item.append(button(label, `Show the position after move ${i + 1}`, () => step(i + 1), "move"));
         return item;
       }));

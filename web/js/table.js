@@ -147,7 +147,7 @@ function handle(msg) {
     case "moved":
       table.state = msg.state;
       table.to_move = msg.to_move;
-      table.moves.push({ ply: msg.ply, seat: msg.seat, move: msg.move });
+      table.moves.push({ ply: msg.ply, seat: msg.seat, move: msg.move, text: msg.text });
       if ("clocks" in msg) setClocks(msg.clocks);
       // A standing draw offer lapses when a player who has not agreed moves.
       if (table.draw_offer != null && !(table.draw_agreed || []).includes(msg.seat)) {

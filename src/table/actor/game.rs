@@ -55,6 +55,11 @@ impl TableActor {
                 rule: Some(illegal.rule),
             },
         })?;
+        // Written from the position before the move (check and mate marks included).
+        let text = current
+            .game
+            .move_text_json(seat, &normalised)
+            .unwrap_or_else(|| normalised.to_string());
         let ply = u32::try_from(current.moves.len() + 1).unwrap_or(u32::MAX);
         let record_number = current.records + 1;
         let now = Instant::now();
@@ -104,6 +109,7 @@ impl TableActor {
                 ply,
                 seat,
                 payload: normalised.clone(),
+                text: text.clone(),
             });
             current.clock_log.push(clocks_ms);
             current.records = record_number;
@@ -120,6 +126,7 @@ impl TableActor {
             ply,
             seat,
             payload: normalised,
+            text,
             state,
             to_move,
             clocks: clock_view.clone(),

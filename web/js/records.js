@@ -49,18 +49,55 @@ export function recordsPanel(page, tableId, rerender) {
     return loading;
   }
 
-  async function open(game) {
+  /** Opens `game` in the replay view at move `at` (default: its end). */
+  async function open(game, at) {
     try {
       const answer = await fetch(`/api/games/${game.id}`);
       const body = await answer.json();
       if (!answer.ok) return page.log(body.error ? body.error.message : "The game could not be loaded.");
-      replay = { record: body, index: body.moves.length };
+      replay = { record: body, index: Math.min(at ?? body.moves.length, body.moves.length) };
       render();
       rerender();
       $("replay-bar").scrollIntoView({ block: "nearest" });
     } catch {
       page.log("The game could not be loaded; check the connection.");
     }
+  }
+
+  /** Reviews the game being played at move `at`: its record as stored so far. */
+  async function review(at) {
+    const live = page.liveTable;
+    if (!live || !live.game_number) return;
+    await refresh();
+    const game = games.find((g) => g.number === live.game_number);
+    if (game) await open(game, at);
+  }
+
+  /** A move as the lists show it: counted from 1; a Bughouse move names its board. */
+  const moveLabel = (game, mv, i) => {
+    const text = mv.text || JSON.stringify(mv.move);
+    return game === "bughouse" ? `${i + 1}. ${mv.seat < 2 ? "A" : "B"} ${text}` : `${i + 1}. ${text}`;
+  };
+
+  /** The live game's moves (`page.liveTable.moves`, kept by table.js from `moved` events). */
+  let liveShown = "";
+  function renderLive() {
+    const live = page.liveTable;
+    const moves = (live && live.moves) || [];
+    $("moves-section").hidden = !live || live.status === "waiting" || moves.length === 0;
+    const key = `${live ? live.game_number : ""}:${moves.length}`;
+    if (key === liveShown) return;
+    // A new game at the table joins the games list.
+    if (live && live.game_number && !games.some((g) => g.number === live.game_number)
+      && !liveShown.startsWith(`${live.game_number}:`)) refresh();
+    liveShown = key;
+    const list = $("move-list");
+    list.replaceChildren(...moves.map((mv, i) => {
+      const item = el("li");
+      item.append(button(moveLabel(live.game, mv, i), `Look at the position after move ${i + 1}`, () => review(i + 1), "move"));
+      return item;
+    }));
+    if (list.lastElementChild) list.lastElementChild.scrollIntoView({ block: "nearest" });
   }
 
   function close() {
@@ -105,7 +142,9 @@ export function recordsPanel(page, tableId, rerender) {
       const title = game.series && game.series.format !== "single"
         ? `Game ${game.number} (series ${game.series.number}, game ${game.series.game})`
         : `Game ${game.number}`;
-      item.append(el("strong", "", title), el("span", "muted", ` ${who(game)} — ${resultLine(game)}, ${game.move_count} moves`));
+      // A game being played has moved on since the list was read: no count for it.
+      const count = game.status === "playing" ? "" : `, ${game.move_count} moves`;
+      item.append(el("strong", "", title), el("span", "muted", ` ${who(game)} — ${resultLine(game)}${count}`));
       const row = el("div", "row");
       const shown = replay && replay.record.id === game.id;
       row.append(button(shown ? "Shown" : "Replay", `Replay game ${game.number}`, () => open(game), "secondary"));
@@ -139,10 +178,7 @@ export function recordsPanel(page, tableId, rerender) {
       listedFor = record;
       list.replaceChildren(...record.moves.map((mv, i) => {
         const item = el("li");
-        // Counted from 1; a Bughouse move also names its board (seats 0–1 play on A, 2–3 on B).
-        const text = mv.text || JSON.stringify(mv.move);
-        const label = record.game === "bughouse" ? `${i + 1}. ${mv.seat < 2 ? "A" : "B"} ${text}` : `${i + 1}. ${text}`;
-        item.append(button(label, `Show the position after move ${i + 1}`, () => step(i + 1), "move"));
+        item.append(button(moveLabel(record.game, mv, i), `Show the position after move ${i + 1}`, () => step(i + 1), "move"));
         return item;
       }));
     }
@@ -157,7 +193,17 @@ export function recordsPanel(page, tableId, rerender) {
   $("replay-last").addEventListener("click", () => replay && step(Infinity));
   $("replay-close").addEventListener("click", close);
   document.addEventListener("keydown", (event) => {
-    if (!replay || event.target.closest("input, textarea, select")) return;
+    if (event.target.closest("input, textarea, select")) return;
+    // ← with nothing open reviews the game being played (not while a board cell has the
+    // focus: the arrow keys move across the board then).
+    if (!replay) {
+      const live = page.liveTable;
+      if (event.key === "ArrowLeft" && live && (live.moves || []).length && !event.target.closest("#board-area")) {
+        event.preventDefault();
+        review(live.moves.length - 1);
+      }
+      return;
+    }
     const moves = { ArrowLeft: -1, ArrowRight: 1 };
     if (event.key in moves) {
       event.preventDefault();
@@ -170,6 +216,7 @@ export function recordsPanel(page, tableId, rerender) {
   return {
     view,
     refresh,
+    renderLive,
     /** Whether a replay is shown (the board takes no moves then). */
     get replaying() { return replay !== null; },
   };

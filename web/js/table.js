@@ -393,6 +393,7 @@ function render() {
   renderStatus();
   renderControls();
   seriesUi.render();
+  recordsUi.renderLive();
   g.update();
   tick(table);
   const seated = mySeats.length > 0;

@@ -471,7 +471,8 @@ function renderSeats() {
       whoBox.append(nameLine);
       if (seat.player) {
         const p = seat.player;
-        const presence = el("span", `presence ${p.connected ? "on" : "off"}`, p.connected ? "connected" : "away");
+        // Beside a clock the countdown is compact ("away 0:42"), so that it fits without wrapping.
+        const presence = el("span", `presence ${p.connected ? "on" : "off"}${withClocks ? " compact" : ""}`, p.connected ? "connected" : "away");
         if (!p.connected && awayCounting(seat.seat)) presence.dataset.away = seat.seat; // counted down by tick()
         else if (!p.connected && playing() && table.settings.on_absence === "wait") presence.textContent = "away — the game waits";
         whoBox.append(presence);

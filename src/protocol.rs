@@ -337,6 +337,17 @@ pub struct RatingChangeView {
     pub provisional: bool,
 }
 
+/// A chat line of the table's recent chat (the snapshot's `chat`, `welcome`'s `team_chat`):
+/// what the `chat` and `team_chat` messages said, without their versions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChatView {
+    /// The speaker's seat when they said it.
+    pub seat: Seat,
+    /// The speaker's name as shown then.
+    pub name: String,
+    pub text: String,
+}
+
 /// One move of the game's history.
 #[derive(Debug, Clone, Serialize)]
 pub struct MoveView {
@@ -452,6 +463,9 @@ pub struct TableSnapshot {
     pub new_game_agreed: Vec<Seat>,
     /// The standing take-back request: the requester first, then those who agree.
     pub undo_agreed: Vec<Seat>,
+    /// The table's recent chat (its last 100 lines, oldest first); team chat is never here
+    /// but in the `welcome` of the team's players.
+    pub chat: Vec<ChatView>,
 }
 
 /// A message from the server. Every one carries the table's `version`: events raise it by
@@ -475,6 +489,9 @@ pub enum ServerMsg {
         version: u64,
         token: String,
         seats: Vec<Seat>,
+        /// The recent team chat this player was on the team for (the last 100 lines, oldest
+        /// first); `[]` at tables without teams.
+        team_chat: Vec<ChatView>,
     },
     Seated {
         version: u64,

@@ -133,6 +133,40 @@ async fn the_home_page_its_module_and_its_style_sheet_are_served() {
 }
 
 #[tokio::test]
+async fn an_unknown_table_has_a_styled_page_with_a_way_to_create_one() {
+    let app = spawn_app().await;
+    // An id of the right shape that the database does not know, and one of the wrong shape.
+    let (status, _, other) = fetch(&app, "/t/x").await;
+    assert_eq!(status, 404);
+    let response = reqwest::get(app.http("/t/q7XbT2mA")).await.expect("GET");
+    assert_eq!(response.status().as_u16(), 404, "still a 404");
+    let csp = response.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        csp.contains("style-src 'self'") && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
+    let page = response.text().await.expect("a body");
+    assert_eq!(
+        static_links(&page, "href"),
+        ["/static/css/home.css"],
+        "the site's own style"
+    );
+    assert!(
+        page.contains("<a class=\"button\" href=\"/\">Create a table</a>"),
+        "{page}"
+    );
+    // No code and no styles inline (the policy would block them).
+    assert!(
+        !page.contains("<script") && !page.contains("<style") && !page.contains(" style="),
+        "{page}"
+    );
+    assert_eq!(other, page);
+}
+
+#[tokio::test]
 async fn the_statistics_page_its_module_and_its_style_sheets_are_served() {
     let app = spawn_app().await;
     let (status, kind, page) = fetch(&app, "/stats").await;

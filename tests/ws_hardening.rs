@@ -303,12 +303,19 @@ async fn invalid_utf8_is_closed_with_1007() {
 
 #[tokio::test]
 async fn a_client_that_stops_reading_for_long_is_closed_with_1013_when_it_reads_again() {
-    let app = unlimited_app().await;
+    // Long chat lines: every line is stored before it is sent, so the socket's buffers must
+    // fill in few lines, well within the silence timeout.
+    let app = spawn_app_with(|settings| {
+        settings.limits.messages_per_second = 10_000;
+        settings.limits.message_burst = 10_000;
+        settings.limits.chat_max_chars = 12_000;
+    })
+    .await;
     let table = app.gomoku_table(json!({"seating": "chosen"})).await;
     let ((x, _), (mut o, _)) = app.two_seated(&table).await;
     // X stops reading; O chats until the table lets X go as too slow (X's seat is then
     // announced as away).
-    let text = "y".repeat(400);
+    let text = "y".repeat(12_000);
     let mut dropped = false;
     for _ in 0..200 {
         for _ in 0..100 {

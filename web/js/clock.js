@@ -94,7 +94,10 @@ export function tick(table) {
     if (!base) continue;
     const left = Math.max(0, base.ms - (now() - base.at));
     const secs = Math.ceil(left / 1000);
-    node.textContent = `away — back within ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`;
+    const back = `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`;
+    // A compact label (Bughouse strips, next to a clock) says the same in fewer words.
+    node.textContent = node.classList.contains("compact") ? `away ${back}` : `away — back within ${back}`;
+    node.title = `Away — back within ${back}`;
   }
 }
 

@@ -80,6 +80,8 @@ function handle(msg) {
       [token, mySeats] = [msg.token, msg.seats];
       clearTimeout(helloTimer);
       localStorage.setItem(TOKEN_KEY, token);
+      // The team chat we may read, all of it: it replaces what the box showed (nothing twice).
+      if (table && game().teamChat) showChat($("team-log"), msg.team_chat || [], true);
       if (autoSit) sitInTheFreeSeat();
       return render();
     case "error":
@@ -224,6 +226,7 @@ function applySnapshot(msg) {
   for (const s of table.seats) setAway(s.seat, s.player);
   unknownTurn(table); // we do not know when the current turn began: send no `think_ms` for it
   if (table.status !== "playing") premove = null;
+  showChat($("chat-log"), table.chat || []);
   recordsUi.refresh();
   renderAll();
 }
@@ -259,7 +262,10 @@ async function refreshTimers() {
 const isMine = (seat) => mySeats.includes(seat);
 const roleOf = (seat) => (table.seats[seat] ? table.seats[seat].role : "?");
 const playerName = (seat) => (table.seats[seat] && table.seats[seat].player ? table.seats[seat].player.name : `seat ${seat}`);
-const who = (seat) => (isMine(seat) ? "You" : playerName(seat)) + ` (${roleOf(seat)})`;
+/** A seat's player within a sentence: "you (X)" for ours, "Anna (O)" for another's. */
+const whoInSentence = (seat) => (isMine(seat) ? "you" : playerName(seat)) + ` (${roleOf(seat)})`;
+/** The text with its first letter a capital: the start of a sentence. */
+const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const playing = () => table && table.status === "playing";
 /** Whether seats may change: before a game, or once a series is decided (not during a series' pause). */
 const seatsOpen = () => table.status === "waiting" || (table.status === "finished" && (!table.series || table.series.decided));
@@ -276,20 +282,37 @@ function log(text, kind) {
   $("log").scrollTop = $("log").scrollHeight;
 }
 
+/** How many lines a chat box keeps (the server's history is as long). */
+const CHAT_LINES = 100;
+
+/** One chat line: the speaker's name (or "You", in the team box) and role, then the text. */
+function chatLine(msg, team, teamBox) {
+  const item = el("li", team && !teamBox ? "team" : "");
+  const name = teamBox && isMine(msg.seat) ? "You" : msg.name;
+  item.append(el("strong", "", `${team && !teamBox ? "[team] " : ""}${name} (${roleOf(msg.seat)}): `), msg.text);
+  return item;
+}
+
+/** Appends lines to a chat box, keeping its last lines, scrolled to the newest. */
+function appendChat(box, lines) {
+  box.append(...lines);
+  while (box.children.length > CHAT_LINES) box.firstChild.remove();
+  box.scrollTop = box.scrollHeight;
+}
+
+/**
+ * A chat box from the server's history (the snapshot's `chat`, `welcome`'s `team_chat`): it
+ * replaces what the box held, so a reconnection never shows a line twice.
+ */
+function showChat(box, history, team) {
+  box.replaceChildren();
+  appendChat(box, history.map((msg) => chatLine(msg, team, box === $("team-log"))));
+}
+
 function addChat(msg, team) {
-  if (team && table && game().teamChat) {
-    // Bughouse: team lines go to the team box, where only partners ever read them.
-    const line = el("li", "");
-    line.append(el("strong", "", `${isMine(msg.seat) ? "You" : msg.name} (${roleOf(msg.seat)}): `), msg.text);
-    $("team-log").append(line);
-    while ($("team-log").children.length > 100) $("team-log").firstChild.remove();
-    $("team-log").scrollTop = $("team-log").scrollHeight;
-    return;
-  }
-  const item = el("li", team ? "team" : "");
-  item.append(el("strong", "", `${team ? "[team] " : ""}${msg.name} (${roleOf(msg.seat)}): `), msg.text);
-  $("chat-log").append(item);
-  $("chat-log").scrollTop = $("chat-log").scrollHeight;
+  // Bughouse: team lines go to the team box, where only partners ever read them.
+  const teamBox = Boolean(team && table && game().teamChat);
+  appendChat(teamBox ? $("team-log") : $("chat-log"), [chatLine(msg, team, teamBox)]);
 }
 
 /** The finished game's result in words, e.g. "Anna (X) wins — five in a row." */
@@ -300,18 +323,23 @@ function resultText(result) {
   const detail = result.detail || {};
   if (result.outcome === "win") {
     const losers = table.seats.map((s) => s.seat).filter((s) => !result.winners.includes(s));
-    const winners = result.winners.map(who).join(" and ");
+    // Sentence case: "You win — Bo (O) resigned.", "Anna (X) wins — you resigned."
+    const winners = capitalised(result.winners.map(whoInSentence).join(" and "));
     const verb = result.winners.every(isMine) ? "win" : "wins";
-    if (result.reason === "resignation") return `${winners} ${verb} — ${losers.map(who).join(" and ")} resigned.`;
-    if (result.reason === "time" && detail.seat != null) return `${winners} ${verb} — ${who(detail.seat)} ran out of time.`;
-    if (result.reason === "abandoned" && detail.seat != null) return `${winners} ${verb} — ${who(detail.seat)} left and did not come back.`;
+    if (result.reason === "resignation") return `${winners} ${verb} — ${losers.map(whoInSentence).join(" and ")} resigned.`;
+    if (result.reason === "time" && detail.seat != null) return `${winners} ${verb} — ${whoInSentence(detail.seat)} ran out of time.`;
+    if (result.reason === "abandoned" && detail.seat != null) return `${winners} ${verb} — ${whoInSentence(detail.seat)} left and did not come back.`;
     if (result.reason === "hole" && detail.fallen != null) return `${winners} ${verb} — piece ${detail.fallen} fell into the hole.`;
     return `${winners} ${verb} — ${reason}.`;
+  }
+  if (result.outcome === "draw" && result.reason === "draw_agreed") {
+    const n = table.seats.length;
+    return n === 2 ? "Both players agreed to a draw." : `All ${n} players agreed to a draw.`;
   }
   if (result.outcome === "draw") return `Draw — ${reason}.`;
   if (detail.rule === "new_game") return "The game was ended without a result for a new one.";
   if (detail.rule === "aborted_before_everyone_moved" && detail.seat != null) {
-    return `The game was aborted — ${who(detail.seat)} left before everyone had moved.`;
+    return `The game was aborted — ${whoInSentence(detail.seat)} left before everyone had moved.`;
   }
   return "The game was aborted.";
 }
@@ -447,7 +475,8 @@ function renderSeats() {
       whoBox.append(nameLine);
       if (seat.player) {
         const p = seat.player;
-        const presence = el("span", `presence ${p.connected ? "on" : "off"}`, p.connected ? "connected" : "away");
+        // Beside a clock the countdown is compact ("away 0:42"), so that it fits without wrapping.
+        const presence = el("span", `presence ${p.connected ? "on" : "off"}${withClocks ? " compact" : ""}`, p.connected ? "connected" : "away");
         if (!p.connected && awayCounting(seat.seat)) presence.dataset.away = seat.seat; // counted down by tick()
         else if (!p.connected && playing() && table.settings.on_absence === "wait") presence.textContent = "away — the game waits";
         whoBox.append(presence);

@@ -1,5 +1,5 @@
-//! Rebuilding a table from Postgres after a restart: settings, seats, and the latest game
-//! replayed move by move through the rules, with its clocks.
+//! Rebuilding a table from Postgres after a restart: settings, seats, the recent chat, and
+//! the latest game replayed move by move through the rules, with its clocks.
 //!
 //! Clocks after a restart: a live clock that was running resumes from the remaining time
 //! stored with the last move (the time between that move and the outage is not charged,
@@ -73,6 +73,7 @@ impl TableActor {
             }
         }
         actor.refresh_ratings().await;
+        actor.chat = actor.load_chat().await?;
         if let Some(game) = game {
             let (current, series) = actor.replay(game).await?;
             actor.current = Some(current);

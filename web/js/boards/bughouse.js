@@ -192,21 +192,25 @@ export function bughouse(page) {
     const info = page.table.seats[seat] || {};
     const toMove = playing() && page.table.to_move.includes(seat);
     node.className = `bh-strip${toMove ? " to-move" : ""}${isMine(seat) ? " you" : ""}`;
-    node.replaceChildren(roleBadge(`${b}-${colour}`));
-    node.append(el("span", info.player ? "name" : "name muted", info.player ? info.player.name : "Free seat"));
-    if (isMine(seat)) node.append(el("span", "badge", "you"));
-    node.append(el("span", `team-tag t${teamOf(seat)}`, `team ${teamOf(seat)}`));
+    // One line that never wraps (the name and the away label give way, the clock never), so
+    // that a player going away does not make the strip taller and the board jump.
+    const line = el("div", "bh-line");
+    node.replaceChildren(line);
+    line.append(roleBadge(`${b}-${colour}`));
+    line.append(el("span", info.player ? "name" : "name muted", info.player ? info.player.name : "Free seat"));
+    if (isMine(seat)) line.append(el("span", "badge", "you"));
+    line.append(el("span", `team-tag t${teamOf(seat)}`, `team ${teamOf(seat)}`));
     if (info.player && !info.player.connected) {
-      const presence = el("span", "presence off", "away");
-      if (awayCounting(seat)) presence.dataset.away = seat; // counted down by tick()
-      node.append(presence);
+      const presence = el("span", "presence off compact", "away");
+      if (awayCounting(seat)) presence.dataset.away = seat; // counted down by tick(), as "away 0:42"
+      line.append(presence);
     }
-    if (playing() && st.waiting && st.turn === colour) node.append(el("span", "bh-wait", "waiting — no move"));
+    if (playing() && st.waiting && st.turn === colour) line.append(el("span", "bh-wait", "waiting — no move"));
     if (timed()) {
       const clock = el("span", "clock", "");
       clock.dataset.seat = seat;
       clock.setAttribute("aria-label", `clock of ${b}-${colour}`);
-      node.append(clock);
+      line.append(clock);
     }
     // The pocket: one button per kind of piece, with its count; ours are clickable.
     const pocket = el("div", "pocket");

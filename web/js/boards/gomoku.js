@@ -60,6 +60,14 @@ export function gomoku(page) {
     // Click a cell to play there; when it is not our turn, to queue (or cancel) a premove.
     onPick(board, ".cell", "at", (at, cell) => {
       setFocusIndex(cells.indexOf(cell), false);
+      if (playing() && page.mySeats.length > 0 && cell.dataset.stone !== ".") {
+        // A taken point: refused here at once, for a premove too (the server would refuse it).
+        page.log(`${at} is taken: ${myTurnSeat() === undefined ? "a premove" : "a stone"} goes on an empty point.`);
+        cell.classList.remove("refused");
+        void cell.offsetWidth; // restart the animation
+        cell.classList.add("refused");
+        return;
+      }
       moveOrPremove({ at });
     });
     // Arrow keys move between cells; Enter or Space plays (the cells are buttons).

@@ -113,8 +113,13 @@ export function krux(page) {
     const defaultMode = turn.carrying ? "set_down" : ["step", "push", "pull", "jump", "swap", "pick_up"].find((m) => turn.available.includes(m)) || "step";
     if (key !== modeTurn || !turn.available.includes(mode)) [mode, modeTurn] = [defaultMode, key];
 
-    // The board: pieces with their ring colours, the piece in turn, the hint squares.
+    // The board: pieces with their ring colours, the piece in turn, the hint squares, and
+    // the squares the turn being played (or else the last turn) touched: where a piece went
+    // (`to`) more strongly than a piece acted on (`target`).
     const hints = new Set(mine ? targets() : []);
+    const marked = turn.parts.length ? turn.parts : state.last_turn;
+    const wentTo = new Set(marked.map((p) => p.to).filter(Boolean));
+    const actedOn = new Set(marked.map((p) => p.target).filter(Boolean));
     const pieceAt = {};
     for (const p of state.pieces) pieceAt[p.square] = p;
     for (const [name, sq] of Object.entries(squares)) {
@@ -127,8 +132,11 @@ export function krux(page) {
       }
       sq.classList.toggle("occupied", Boolean(p));
       sq.classList.toggle("hint", hints.has(name));
+      sq.classList.toggle("last-to", wentTo.has(name));
+      sq.classList.toggle("last-from", actedOn.has(name) && !wentTo.has(name));
       sq.setAttribute("aria-label", name === "d4" ? "d4, the hole" : `${name}, ` +
-        (p ? `piece ${p.number} (${p.colour}${p.ring ? `, ${p.ring} ring` : ""})` : "empty") + (hints.has(name) ? ", possible target" : ""));
+        (p ? `piece ${p.number} (${p.colour}${p.ring ? `, ${p.ring} ring` : ""})` : "empty") + (hints.has(name) ? ", possible target" : "")
+        + (wentTo.has(name) || actedOn.has(name) ? ", part of the last turn" : ""));
     }
 
     // The turn: what the piece in turn may still do.

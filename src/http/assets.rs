@@ -47,6 +47,7 @@ const ASSETS: &[Asset] = assets![
     "js/boards/square.js",
     "js/clock.js",
     "js/dom.js",
+    "js/flip.js",
     "js/home.js",
     "js/input.js",
     "js/net.js",

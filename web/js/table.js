@@ -8,6 +8,7 @@ import { connectTable } from "./net.js";
 import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, restartTurn, turnNow, thinkMs } from "./clock.js";
 import { seriesPanel, formatText } from "./series.js";
 import { recordsPanel } from "./records.js";
+import "./flip.js";
 import { gomoku } from "./boards/gomoku.js";
 import { linesOfAction } from "./boards/loa.js";
 import { krux } from "./boards/krux.js";

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Client, spawn_app};
+use common::{Client, TestApp, spawn_app};
 use serde_json::{Value, json};
 
 /// Asks for `seat`'s legal moves (with a `ref`) and returns the answer.
@@ -39,13 +39,21 @@ async fn play(players: &mut [Client], spectator: &mut Client, seat: usize, uci: 
     assert_eq!(moved["move"]["uci"], uci, "{moved}");
 }
 
+/// A Bughouse match under way: the four players (who have read the start and their
+/// `welcome` with the seats it gave them) and a spectator.
+async fn started_match(app: &TestApp) -> (Vec<Client>, Client) {
+    let (_table, mut players, spectator) = app.bughouse_match().await;
+    for player in &mut players {
+        player.until("game_started").await;
+        player.until("welcome").await;
+    }
+    (players, spectator)
+}
+
 #[tokio::test]
 async fn bughouse_lists_moves_and_drops_for_the_seat_to_move_only() {
     let app = spawn_app().await;
-    let (_table, mut players, mut spectator) = app.bughouse_match().await;
-    for player in &mut players {
-        player.until("game_started").await;
-    }
+    let (mut players, mut spectator) = started_match(&app).await;
     // White on board A has the chess start's 20 moves; black, not to move, has none.
     let white = ask(&mut players[0], 0).await;
     assert_eq!(ucis(&white).len(), 20, "{white}");
@@ -82,11 +90,7 @@ async fn bughouse_lists_moves_and_drops_for_the_seat_to_move_only() {
 #[tokio::test]
 async fn a_seat_the_connection_does_not_hold_is_refused() {
     let app = spawn_app().await;
-    let (_table, mut players, mut spectator) = app.bughouse_match().await;
-    for player in &mut players {
-        player.until("game_started").await;
-        player.until("welcome").await; // the seats as the game starts them
-    }
+    let (mut players, mut spectator) = started_match(&app).await;
     players[1]
         .send(json!({"type": "legal_moves", "seat": 0, "ref": 5}))
         .await;

@@ -113,6 +113,11 @@ pub enum ClientMsg {
     },
     /// Asks for a `pong` (an application-level liveness check).
     Ping,
+    /// Asks which moves a seat the connection holds may play now (answered to this
+    /// connection only, with `legal_moves`); boards without the rules use it to show targets.
+    LegalMoves {
+        seat: Option<Seat>,
+    },
 }
 
 /// Every `type` a client may send, for the `unknown_type` error.
@@ -142,6 +147,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "accept_undo",
     "decline_undo",
     "ping",
+    "legal_moves",
 ];
 
 /// A client message together with the optional `ref` the client attached, which the
@@ -469,7 +475,7 @@ pub struct TableSnapshot {
 }
 
 /// A message from the server. Every one carries the table's `version`: events raise it by
-/// one; replies to one client (`snapshot`, `welcome`, `error`, `pong`) carry the current
+/// one; replies to one client (`snapshot`, `welcome`, `error`, `pong`, `legal_moves`) carry the current
 /// version without raising it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -665,6 +671,15 @@ pub enum ServerMsg {
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
     },
+    /// To one connection: the moves `seat` may play now, each a payload as a `move` would
+    /// carry it; `[]` when it is not that seat's turn or no game is being played.
+    LegalMoves {
+        version: u64,
+        seat: Seat,
+        moves: Vec<Value>,
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
 }
 
 impl ServerMsg {
@@ -700,6 +715,8 @@ mod tests {
             r#"{"type":"ping","ref":7}"#,
             r#"{"type":"add_bot","seat":1,"strength":"hard"}"#,
             r#"{"type":"remove_bot","seat":1}"#,
+            r#"{"type":"legal_moves","seat":2}"#,
+            r#"{"type":"legal_moves"}"#,
         ] {
             assert!(parse_client_msg(text).is_ok(), "{text}");
         }

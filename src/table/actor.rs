@@ -361,6 +361,7 @@ impl TableActor {
                 self.send_to(conn, &pong);
                 Ok(())
             }
+            ClientMsg::LegalMoves { seat } => self.legal_moves(conn, seat, reference),
             ClientMsg::Sit { seat, name } => self.sit(conn, seat, name).await,
             ClientMsg::Stand { seat } => self.stand(conn, seat).await,
             ClientMsg::Move {

@@ -94,6 +94,7 @@ function handle(msg) {
       }
       return log(msg.message + (msg.rule ? ` (${msg.rule.replace(/_/g, " ")})` : ""));
     case "pong": return;
+    case "legal_moves": return table && game().legalMoves && game().legalMoves(msg); // a board's question (Bughouse)
     case "team_chat": return addChat(msg, true);
     case "premove_set":
       premove = { seat: msg.seat, move: msg.move };

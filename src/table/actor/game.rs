@@ -21,6 +21,29 @@ impl TableActor {
         }
     }
 
+    /// Answers `legal_moves`, to the asking connection only: the moves a seat it holds may
+    /// play now (none out of turn, before the game or after it).
+    pub(super) fn legal_moves(
+        &mut self,
+        conn: ConnId,
+        seat: Option<Seat>,
+        reference: Option<Value>,
+    ) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        let moves = match self.playing() {
+            Ok(current) if current.game.active_seats().contains(seat) => current.game.legal_moves_json(seat),
+            _ => Vec::new(),
+        };
+        let answer = ServerMsg::LegalMoves {
+            version: self.version,
+            seat,
+            moves,
+            reference,
+        };
+        self.send_to(conn, &answer);
+        Ok(())
+    }
+
     pub(super) async fn play(
         &mut self,
         conn: ConnId,

@@ -197,7 +197,9 @@ export function gomoku(page) {
         const mid = Math.floor(size / 2);
         return ` The first stone goes in the centre, ${String.fromCharCode(65 + mid)}${mid + 1}.`;
       }
-      if (mine === undefined && page.mySeats.length) return " Click to queue a premove.";
+      const touch = coarse.matches;
+      if (mine === undefined && page.mySeats.length) return touch ? " Tap a point twice to queue a premove." : " Click to queue a premove.";
+      if (mine !== undefined && touch) return " Tap a point, then tap it again to place your stone.";
       return "";
     },
     moveText: (move) => move.at,

@@ -89,6 +89,7 @@ export function onDrag(board, selector, key, { canDrag, start, drop, cancel }) {
       ghost.style.setProperty("--cell", `${rect.width}px`);
       press.offsetX = rect.width / 2;
       press.offsetY = rect.height / 2;
+      if (event.pointerType !== "mouse") ghost.classList.add("touch"); // larger: a finger hides it
       press.ghost = ghost;
       document.body.append(ghost);
       press.from.classList.add("drag-from");

@@ -485,7 +485,9 @@ function renderBars() {
 
 /** A game we play in has started: scroll the status line, board and clocks into view if they are not. */
 function showBoard() {
-  if (mySeats.length === 0) return;
+  // Our seats may be known only from the `welcome` that follows `game_started`: wait for it.
+  if (!playing()) scrollToBoard = false;
+  if (!scrollToBoard || mySeats.length === 0) return;
   scrollToBoard = false;
   requestAnimationFrame(() => {
     const top = $("turn").getBoundingClientRect().top;

@@ -53,6 +53,7 @@ const ASSETS: &[Asset] = assets![
     "js/net.js",
     "js/records.js",
     "js/series.js",
+    "js/sound.js",
     "js/stats.js",
     "js/table.js",
 ];

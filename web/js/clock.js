@@ -39,6 +39,9 @@ function clockLeft(seat) {
   return Math.max(0, left - (clockBase.running.includes(seat) ? now() - clockBase.at : 0));
 }
 
+/** A seat's time left now if its clock is running, else null (for the low-time sound). */
+export const runningLeft = (seat) => (clockBase && clockBase.running.includes(seat) ? clockLeft(seat) : null);
+
 /** The time control's starting time, shown before the game starts. */
 function initialClock(table) {
   const tc = table.settings.time_control;

@@ -5,7 +5,8 @@
 
 import { $, el, button } from "./dom.js";
 import { connectTable } from "./net.js";
-import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, restartTurn, turnNow, thinkMs } from "./clock.js";
+import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, restartTurn, turnNow, thinkMs, runningLeft } from "./clock.js";
+import { sound, moveSound, lowTimeCheck } from "./sound.js";
 import { seriesPanel, formatText } from "./series.js";
 import { recordsPanel } from "./records.js";
 import "./flip.js";
@@ -36,6 +37,7 @@ let helloTimer = null; // after `game_started`: say hello ourselves if no `welco
 let premove = null;  // our queued premove as the server confirmed it: {seat, move}
 let builtFor = "";   // what the board area holds now (game id and board size)
 let connection = null; // the WebSocket, kept open (net.js): `send`, `resync`
+let scrollToBoard = false; // a game just started: bring the board into view if we play in it
 
 const REASONS = {
   five_in_a_row: "five in a row", board_full: "the board is full", resignation: "resignation",
@@ -147,8 +149,13 @@ function handle(msg) {
       clearTimeout(helloTimer);
       helloTimer = setTimeout(hello, 1500);
       noteTurn(table, replaying);
+      if (!replaying) {
+        sound("start");
+        scrollToBoard = true; // once our seats are known (welcome), the board comes into view
+      }
       return renderAll();
     case "moved":
+      if (!replaying && hearsMove(msg.seat)) sound(moveSound(table.game, table.state, msg.state));
       table.state = msg.state;
       table.to_move = msg.to_move;
       table.moves.push({ ply: msg.ply, seat: msg.seat, move: msg.move, text: msg.text });
@@ -277,6 +284,11 @@ const myTurnSeat = () => (playing() ? mySeats.find((s) => table.to_move.includes
 /** The seat we act for: the one to move, else our first. */
 const actingSeat = () => myTurnSeat() ?? mySeats[0];
 const colour = (role) => (role === "X" ? "black" : role === "O" ? "white" : role);
+/** Whether a move's sound is played: always, except for the other Bughouse board when we play on one. */
+function hearsMove(seat) {
+  const boardOf = (s) => String(roleOf(s)).split("-")[0];
+  return table.game !== "bughouse" || mySeats.length === 0 || mySeats.some((s) => boardOf(s) === boardOf(seat));
+}
 
 function log(text, kind) {
   $("log").append(el("li", kind, `${new Date().toLocaleTimeString()} — ${text}`));
@@ -380,6 +392,8 @@ const page = {
   actingSeat, isMine, roleOf, playerName, colour, reasonText, roleBadge, awayCounting,
   timed: () => timed(table),
   send, play, moveOrPremove, log,
+  /** Redraws the status line (a board's `statusHint` changed without a server event). */
+  refreshStatus: () => table && renderStatus(),
 };
 const GAMES = { gomoku: gomoku(page), "lines-of-action": linesOfAction(page), krux: krux(page), bughouse: bughouse(page) };
 const GENERIC = generic(page);
@@ -432,6 +446,58 @@ function render() {
   if (g.teamChat && seated) $("team-partner").textContent = g.teamChat();
   $("chat-text").disabled = $("chat-send").disabled = !seated;
   $("chat-text").placeholder = seated ? "Say something…" : "Take a seat to chat";
+  renderBars();
+  if (scrollToBoard) showBoard();
+}
+
+// ================================================================ phones: the players beside the board
+/**
+ * Two-player games: a bar above the board for the opponent and one below it for you (for a
+ * spectator: the first seat below), each with the name, whose move it is and the clock. The
+ * CSS shows them on narrow screens only, where the seat list is far below the board: so both
+ * clocks stay in view next to the board, as in chess apps.
+ */
+function renderBars() {
+  const two = table.seats.length === 2 && !game().wide;
+  $("bar-top").hidden = $("bar-bottom").hidden = !two;
+  if (!two) return;
+  const bottom = mySeats.length ? mySeats[0] : 0;
+  const withClocks = timed(table);
+  for (const [id, seat] of [["bar-bottom", table.seats[bottom]], ["bar-top", table.seats[1 - bottom]]]) {
+    const bar = $(id);
+    const p = seat.player;
+    bar.replaceChildren(roleBadge(seat.role), el("span", p ? "name" : "name muted", p ? p.name : "Free seat"));
+    if (isMine(seat.seat)) bar.append(el("span", "badge", "you"));
+    if (p && !p.connected) {
+      const away = el("span", "presence off compact", "away");
+      if (awayCounting(seat.seat)) away.dataset.away = seat.seat; // counted down by tick()
+      bar.append(away);
+    }
+    bar.classList.toggle("to-move", playing() && table.to_move.includes(seat.seat));
+    bar.classList.toggle("you", isMine(seat.seat));
+    if (withClocks) {
+      const clock = el("span", "clock", "");
+      clock.dataset.seat = seat.seat;
+      clock.setAttribute("aria-label", `clock of ${seat.role}`);
+      bar.append(clock);
+    }
+  }
+}
+
+/** A game we play in has started: scroll the status line, board and clocks into view if they are not. */
+function showBoard() {
+  // Our seats may be known only from the `welcome` that follows `game_started`: wait for it.
+  if (!playing()) scrollToBoard = false;
+  if (!scrollToBoard || mySeats.length === 0) return;
+  scrollToBoard = false;
+  requestAnimationFrame(() => {
+    const top = $("turn").getBoundingClientRect().top;
+    const bar = $("bar-bottom").offsetParent !== null; // shown (on narrow screens, two-player games)
+    const bottom = (bar ? $("bar-bottom") : $("board-area")).getBoundingClientRect().bottom;
+    if (top >= 0 && bottom <= innerHeight) return;
+    const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+    $("turn").scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
+  });
 }
 
 function roleBadge(role) {
@@ -657,7 +723,12 @@ $("copy").addEventListener("click", async () => {
   setTimeout(() => { $("copy").textContent = "Copy link"; }, 1500);
 });
 
-setInterval(() => { tick(table); if (table) seriesUi.tick(); }, 100);
+setInterval(() => {
+  tick(table);
+  if (!table) return;
+  seriesUi.tick();
+  if (playing()) lowTimeCheck(`${table.id}:${table.game_number}`, mySeats, runningLeft);
+}, 100);
 connection = connectTable(tableId, {
   resumeFrom: () => (table !== null ? { version, epoch: table.epoch } : null),
   connecting: (resuming) => { replaying = resuming; },

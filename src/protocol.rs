@@ -363,6 +363,10 @@ pub struct MoveView {
     pub payload: Value,
     /// The move in its game's notation (`H8`, `b1xb3`, `step c2`, `Qxf7#`), for move lists.
     pub text: String,
+    /// In timed games: the mover's remaining time after the move, in milliseconds (move
+    /// lists show it, as chess sites do).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
 }
 
 /// A finished game's result as the protocol shows it.

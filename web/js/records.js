@@ -78,6 +78,30 @@ export function recordsPanel(page, tableId, rerender) {
     const text = mv.text || JSON.stringify(mv.move);
     return game === "bughouse" ? `${i + 1}. ${mv.seat < 2 ? "A" : "B"} ${text}` : `${i + 1}. ${text}`;
   };
+  /** The mover's clock after a move, `2:59`, in timed games. */
+  const clockText = (ms) => {
+    if (ms == null) return "";
+    const s = Math.floor(ms / 1000);
+    return ` (${Math.floor(s / 60)}:${String(s % 60).padStart(2, "0")})`;
+  };
+  const reviewButton = (label, i) => button(label, `Look at the position after move ${i + 1}`, () => review(i + 1), "move");
+
+  /** Bughouse: one line per board, its moves numbered as on a chess board, with clocks. */
+  function boardLines(moves) {
+    return [["A", [0, 1]], ["B", [2, 3]]].map(([board, seats]) => {
+      const line = el("li", "board-moves");
+      line.append(el("strong", "", `${board}:`));
+      let number = 0;
+      moves.forEach((mv, i) => {
+        if (!seats.includes(mv.seat)) return;
+        const white = mv.seat === seats[0];
+        if (white) number += 1;
+        const prefix = white ? `${number}. ` : number === 0 ? "1… " : "";
+        line.append(reviewButton(`${prefix}${mv.text || JSON.stringify(mv.move)}${clockText(mv.clock_ms)}`, i));
+      });
+      return line;
+    });
+  }
 
   /** The live game's moves (`page.liveTable.moves`, kept by table.js from `moved` events). */
   let liveShown = "";
@@ -92,11 +116,12 @@ export function recordsPanel(page, tableId, rerender) {
       && !liveShown.startsWith(`${live.game_number}:`)) refresh();
     liveShown = key;
     const list = $("move-list");
-    list.replaceChildren(...moves.map((mv, i) => {
+    list.classList.toggle("by-board", live.game === "bughouse");
+    list.replaceChildren(...(live.game === "bughouse" ? boardLines(moves) : moves.map((mv, i) => {
       const item = el("li");
-      item.append(button(moveLabel(live.game, mv, i), `Look at the position after move ${i + 1}`, () => review(i + 1), "move"));
+      item.append(reviewButton(moveLabel(live.game, mv, i) + clockText(mv.clock_ms), i));
       return item;
-    }));
+    })));
     if (list.lastElementChild) list.lastElementChild.scrollIntoView({ block: "nearest" });
   }
 

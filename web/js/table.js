@@ -158,7 +158,10 @@ function handle(msg) {
       if (!replaying && hearsMove(msg.seat)) sound(moveSound(table.game, table.state, msg.state));
       table.state = msg.state;
       table.to_move = msg.to_move;
-      table.moves.push({ ply: msg.ply, seat: msg.seat, move: msg.move, text: msg.text });
+      table.moves.push({
+        ply: msg.ply, seat: msg.seat, move: msg.move, text: msg.text,
+        clock_ms: msg.clocks ? msg.clocks.remaining_ms[msg.seat] : undefined,
+      });
       if ("clocks" in msg) setClocks(msg.clocks);
       // A standing draw offer lapses when a player who has not agreed moves.
       if (table.draw_offer != null && !(table.draw_agreed || []).includes(msg.seat)) {

@@ -133,6 +133,7 @@ impl TableActor {
                 seat,
                 payload: normalised.clone(),
                 text: text.clone(),
+                clock_ms: clocks_ms.as_ref().and_then(|ms| ms.get(usize::from(seat)).copied()),
             });
             current.clock_log.push(clocks_ms);
             current.records = record_number;

@@ -111,6 +111,11 @@ impl TableActor {
                         seat: mv.seat,
                         payload: mv.payload.clone(),
                         text,
+                        clock_ms: mv
+                            .clocks_ms
+                            .as_ref()
+                            .and_then(|ms| ms.get(usize::from(mv.seat)))
+                            .and_then(|ms| u64::try_from(*ms).ok()),
                     });
                     clock_log.push(
                         mv.clocks_ms

@@ -726,6 +726,8 @@ $("copy").addEventListener("click", async () => {
   setTimeout(() => { $("copy").textContent = "Copy link"; }, 1500);
 });
 
+// Bughouse draws its boards from a viewpoint: a flip redraws them (flip.js).
+window.addEventListener("spelbord:flip", () => { if (table) render(); });
 setInterval(() => {
   tick(table);
   if (!table) return;

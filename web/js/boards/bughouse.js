@@ -3,6 +3,7 @@
 // or drag and drop. The page knows no chess rules: on each of its turns it asks the server for
 // the seat's legal moves (`legal_moves`) and marks the selected piece's targets from the answer.
 
+import { flipped } from "../flip.js";
 import { el, button } from "../dom.js";
 import { onPick } from "../input.js";
 import { letter } from "./square.js";
@@ -92,11 +93,12 @@ export function bughouse(page) {
   /**
    * Where the viewer sits: a player sees their own board from their side and the other board
    * from their partner's side (the opposite colour at the bottom), their own board first.
-   * Spectators see A from white and B from black.
+   * Spectators see A from white and B from black. "Flip board" (flip.js) turns both round.
    */
   function viewpoint() {
     const me = page.mySeats.length ? roleOf(page.mySeats[0]) : "";
-    const aBottom = me === "A-black" || me === "B-white" ? "black" : "white";
+    const seated = me === "A-black" || me === "B-white" ? "black" : "white";
+    const aBottom = flipped() ? other(seated) : seated;
     const first = me.startsWith("B") ? "B" : "A";
     return { bottom: { A: aBottom, B: other(aBottom) }, first, own: me ? me.charAt(0) : "" };
   }

@@ -113,6 +113,11 @@ pub enum ClientMsg {
     },
     /// Asks for a `pong` (an application-level liveness check).
     Ping,
+    /// Asks which moves a seat the connection holds may play now (answered to this
+    /// connection only, with `legal_moves`); boards without the rules use it to show targets.
+    LegalMoves {
+        seat: Option<Seat>,
+    },
 }
 
 /// Every `type` a client may send, for the `unknown_type` error.
@@ -142,6 +147,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "accept_undo",
     "decline_undo",
     "ping",
+    "legal_moves",
 ];
 
 /// A client message together with the optional `ref` the client attached, which the
@@ -337,6 +343,17 @@ pub struct RatingChangeView {
     pub provisional: bool,
 }
 
+/// A chat line of the table's recent chat (the snapshot's `chat`, `welcome`'s `team_chat`):
+/// what the `chat` and `team_chat` messages said, without their versions.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ChatView {
+    /// The speaker's seat when they said it.
+    pub seat: Seat,
+    /// The speaker's name as shown then.
+    pub name: String,
+    pub text: String,
+}
+
 /// One move of the game's history.
 #[derive(Debug, Clone, Serialize)]
 pub struct MoveView {
@@ -344,6 +361,12 @@ pub struct MoveView {
     pub seat: Seat,
     #[serde(rename = "move")]
     pub payload: Value,
+    /// The move in its game's notation (`H8`, `b1xb3`, `step c2`, `Qxf7#`), for move lists.
+    pub text: String,
+    /// In timed games: the mover's remaining time after the move, in milliseconds (move
+    /// lists show it, as chess sites do).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock_ms: Option<u64>,
 }
 
 /// A finished game's result as the protocol shows it.
@@ -450,10 +473,13 @@ pub struct TableSnapshot {
     pub new_game_agreed: Vec<Seat>,
     /// The standing take-back request: the requester first, then those who agree.
     pub undo_agreed: Vec<Seat>,
+    /// The table's recent chat (its last 100 lines, oldest first); team chat is never here
+    /// but in the `welcome` of the team's players.
+    pub chat: Vec<ChatView>,
 }
 
 /// A message from the server. Every one carries the table's `version`: events raise it by
-/// one; replies to one client (`snapshot`, `welcome`, `error`, `pong`) carry the current
+/// one; replies to one client (`snapshot`, `welcome`, `error`, `pong`, `legal_moves`) carry the current
 /// version without raising it.
 #[derive(Debug, Clone, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -473,6 +499,9 @@ pub enum ServerMsg {
         version: u64,
         token: String,
         seats: Vec<Seat>,
+        /// The recent team chat this player was on the team for (the last 100 lines, oldest
+        /// first); `[]` at tables without teams.
+        team_chat: Vec<ChatView>,
     },
     Seated {
         version: u64,
@@ -517,6 +546,8 @@ pub enum ServerMsg {
         seat: Seat,
         #[serde(rename = "move")]
         payload: Value,
+        /// The move in its game's notation, as in the snapshot's `moves`.
+        text: String,
         state: Value,
         to_move: Vec<Seat>,
         clocks: Option<ClockView>,
@@ -644,6 +675,15 @@ pub enum ServerMsg {
         #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
         reference: Option<Value>,
     },
+    /// To one connection: the moves `seat` may play now, each a payload as a `move` would
+    /// carry it; `[]` when it is not that seat's turn or no game is being played.
+    LegalMoves {
+        version: u64,
+        seat: Seat,
+        moves: Vec<Value>,
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
 }
 
 impl ServerMsg {
@@ -679,6 +719,8 @@ mod tests {
             r#"{"type":"ping","ref":7}"#,
             r#"{"type":"add_bot","seat":1,"strength":"hard"}"#,
             r#"{"type":"remove_bot","seat":1}"#,
+            r#"{"type":"legal_moves","seat":2}"#,
+            r#"{"type":"legal_moves"}"#,
         ] {
             assert!(parse_client_msg(text).is_ok(), "{text}");
         }

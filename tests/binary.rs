@@ -359,7 +359,10 @@ async fn a_series_survives_sigkill() {
         .expect("JSON");
     assert_eq!(snapshot["status"], "playing");
     assert_eq!(snapshot["game_number"], 2);
-    assert_eq!(snapshot["moves"], json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}}]));
+    assert_eq!(
+        snapshot["moves"],
+        json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}, "text": "H8"}])
+    );
     let series = &snapshot["series"];
     assert_eq!(
         (series["format"].clone(), series["game"].clone()),

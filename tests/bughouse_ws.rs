@@ -7,31 +7,17 @@ mod common;
 use common::{Client, TestApp, spawn_app};
 use serde_json::{Value, json};
 
-const ROLES: [&str; 4] = ["A-white", "A-black", "B-white", "B-black"];
-
 /// A Bughouse table (seating chosen) with all four seats taken and a spectator, after
 /// everyone has seen the match start.
 async fn match_table(app: &TestApp) -> (Vec<Client>, Client) {
-    let created = app
-        .create_table(json!({"game": "bughouse", "settings": {"seating": "chosen"}}))
-        .await;
-    let table = created["id"].as_str().expect("id").to_owned();
+    let (table, mut players, spectator) = app.bughouse_match().await;
+    let snapshot = app.snapshot(&table).await;
     assert_eq!(
-        created["table"]["settings"]["time_control"],
+        snapshot["settings"]["time_control"],
         json!({"kind": "sudden_death", "base_seconds": 180})
     );
-    let mut spectator = app.client(&table).await;
-    let mut players = Vec::new();
-    for (seat, role) in ROLES.iter().enumerate() {
-        let mut player = app.client(&table).await;
-        player.hello().await;
-        player.send(json!({"type": "sit", "seat": seat, "name": role})).await;
-        player.until("seated").await;
-        players.push(player);
-    }
-    let started = spectator.until("game_started").await;
-    assert_eq!(started["to_move"], json!([0, 2]), "white moves first on both boards");
-    assert_eq!(started["clocks"]["running"], json!([0, 2]), "two clocks run at once");
+    assert_eq!(snapshot["to_move"], json!([0, 2]), "white moves first on both boards");
+    assert_eq!(snapshot["clocks"]["running"], json!([0, 2]), "two clocks run at once");
     for player in &mut players {
         player.until("game_started").await;
     }

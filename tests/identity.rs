@@ -62,7 +62,11 @@ async fn names_lose_invisible_characters_and_never_look_alike() {
     let bughouse = bughouse["id"].as_str().unwrap().to_owned();
     let mut ghost = app.client(&bughouse).await;
     ghost.hello().await;
-    assert_eq!(ghost.sit(0, "\u{200B}\u{2066}").await["name"], "Anonymous");
-    ghost.send(json!({"type": "sit", "seat": 1, "name": "Anonymous"})).await;
-    assert_eq!(ghost.expect("seated").await["name"], "Anonymous (2)");
+    // A name left empty (or only invisible) is the seat's: unnamed players are told apart.
+    assert_eq!(ghost.sit(0, "\u{200B}\u{2066}").await["name"], "Player 1");
+    assert_eq!(ghost.sit(2, "").await["name"], "Player 3");
+    ghost.send(json!({"type": "sit", "seat": 1, "name": "Player 3"})).await;
+    assert_eq!(ghost.expect("seated").await["name"], "Player 3 (2)");
+    ghost.send(json!({"type": "sit", "seat": 3})).await;
+    assert_eq!(ghost.expect("seated").await["name"], "Player 4");
 }

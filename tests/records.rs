@@ -173,6 +173,13 @@ async fn a_gomoku_game_with_a_take_back_replays_to_the_position_the_table_shows(
         .map(|mv| mv["move"]["at"].as_str().unwrap())
         .collect();
     assert_eq!(line, ["H8", "G7", "I8", "A1", "J8", "A2", "K8", "A3", "L8"]);
+    let texts: Vec<&str> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mv| mv["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts, line, "each move's text is its square");
     // Replay is proof: the record's end is the position the players saw last, and the
     // position the table shows now.
     assert_eq!(record["moves"][8]["state"], last["state"]);
@@ -225,6 +232,7 @@ async fn lines_of_action_and_krux_games_ended_by_resignation_replay_and_export()
     let id = record["id"].as_str().unwrap();
     let pgn = get_text(&app, &format!("/api/games/{id}?format=pgn"), "application/x-chess-pgn").await;
     assert_eq!(movetext(&pgn), "1. b1-b3 h2-f2 1-0", "{pgn}");
+    assert_eq!(record["moves"][1]["text"], "h2-f2");
     assert_eq!(tag(&pgn, "Black"), Some("X"));
     assert_eq!(tag(&pgn, "White"), Some("O"));
     assert_eq!(tag(&pgn, "Variant"), Some("Lines of Action"));
@@ -252,27 +260,17 @@ async fn lines_of_action_and_krux_games_ended_by_resignation_replay_and_export()
         "{text}"
     );
     assert_eq!(tag(&text, "Position"), Some("1c1 2e7 3b2 4f6 5a3 6g5 / 1"));
+    assert_eq!(
+        record["moves"][2]["text"], "ring green, end",
+        "a whole turn reads as its parts"
+    );
 }
-
-const ROLES: [&str; 4] = ["A-white", "A-black", "B-white", "B-black"];
 
 #[tokio::test]
 async fn a_bughouse_game_exports_as_bpgn_and_as_a_pgn_per_board_that_parses_back() {
     let app = spawn_app().await;
-    let created = app
-        .create_table(json!({"game": "bughouse", "settings": {"seating": "chosen"}}))
-        .await;
-    let table = created["id"].as_str().unwrap().to_owned();
-    let mut watcher = app.client(&table).await;
-    let mut players = Vec::new();
-    for (seat, role) in ROLES.iter().enumerate() {
-        let mut player = app.client(&table).await;
-        player.hello().await;
-        player.send(json!({"type": "sit", "seat": seat, "name": role})).await;
-        player.until("seated").await;
-        players.push(player);
-    }
-    watcher.until("game_started").await;
+    let (table, mut players, mut watcher) = app.bughouse_match().await;
+    let mut announced = Vec::new();
     // Both boards, a capture passed to the partner, its drop, a mate on board A.
     for (seat, uci) in [
         (0, "e2e4"),
@@ -289,6 +287,7 @@ async fn a_bughouse_game_exports_as_bpgn_and_as_a_pgn_per_board_that_parses_back
         players[seat].send(json!({"type": "move", "move": {"uci": uci}})).await;
         let moved = watcher.until("moved").await;
         assert_eq!(moved["move"]["uci"], uci);
+        announced.push(moved["text"].as_str().expect("a move's text").to_owned());
     }
     watcher.until("game_over").await;
     let (listed, record) = only_game(&app, &table).await;
@@ -303,6 +302,17 @@ async fn a_bughouse_game_exports_as_bpgn_and_as_a_pgn_per_board_that_parses_back
             .all(|mv| mv["clocks_ms"].as_array().is_some_and(|c| c.len() == 4))
     );
     let id = record["id"].as_str().unwrap();
+    let texts: Vec<&str> = record["moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|mv| mv["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(texts[7..], ["Qh5", "P@f6", "Qxf7#"]);
+    assert_eq!(
+        texts, announced,
+        "the record writes each move as the table announced it"
+    );
 
     let bpgn = get_text(&app, &format!("/api/games/{id}?format=bpgn"), "text/plain").await;
     let expected_tags = [

@@ -49,9 +49,13 @@ async fn a_game_resumes_after_a_restart_and_the_correspondence_deadline_survives
     let app = app.restart().await;
     let table_json = snapshot(&app, &table).await;
     assert_eq!(table_json["status"], "playing");
+    let mut moves = table_json["moves"].clone();
+    // X's clock after H8, as stored with the move: within X's day.
+    let clock_ms = moves[0]["clock_ms"].take().as_u64().expect("the mover's clock");
+    assert!(clock_ms > 86_000_000 && clock_ms <= 86_400_000, "{clock_ms}");
     assert_eq!(
-        table_json["moves"],
-        json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}}])
+        moves,
+        json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}, "text": "H8", "clock_ms": null}])
     );
     assert_eq!(table_json["to_move"], json!([1]));
     let clocks = &table_json["clocks"];

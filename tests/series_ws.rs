@@ -454,7 +454,7 @@ async fn take_backs_between_people_need_the_opponent_and_survive_a_restart() {
     let snapshot = app.snapshot(&table).await;
     assert_eq!(
         snapshot["moves"],
-        json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}}, {"ply": 2, "seat": 1, "move": {"at": "G7"}}]),
+        json!([{"ply": 1, "seat": 0, "move": {"at": "H8"}, "text": "H8"}, {"ply": 2, "seat": 1, "move": {"at": "G7"}, "text": "G7"}]),
         "the line after the restart is the line the players saw"
     );
     assert_eq!(snapshot["to_move"], json!([0]));

@@ -133,6 +133,40 @@ async fn the_home_page_its_module_and_its_style_sheet_are_served() {
 }
 
 #[tokio::test]
+async fn an_unknown_table_has_a_styled_page_with_a_way_to_create_one() {
+    let app = spawn_app().await;
+    // An id of the right shape that the database does not know, and one of the wrong shape.
+    let (status, _, other) = fetch(&app, "/t/x").await;
+    assert_eq!(status, 404);
+    let response = reqwest::get(app.http("/t/q7XbT2mA")).await.expect("GET");
+    assert_eq!(response.status().as_u16(), 404, "still a 404");
+    let csp = response.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        csp.contains("style-src 'self'") && !csp.contains("unsafe-inline"),
+        "{csp}"
+    );
+    let page = response.text().await.expect("a body");
+    assert_eq!(
+        static_links(&page, "href"),
+        ["/static/css/home.css"],
+        "the site's own style"
+    );
+    assert!(
+        page.contains("<a class=\"button\" href=\"/\">Create a table</a>"),
+        "{page}"
+    );
+    // No code and no styles inline (the policy would block them).
+    assert!(
+        !page.contains("<script") && !page.contains("<style") && !page.contains(" style="),
+        "{page}"
+    );
+    assert_eq!(other, page);
+}
+
+#[tokio::test]
 async fn the_statistics_page_its_module_and_its_style_sheets_are_served() {
     let app = spawn_app().await;
     let (status, kind, page) = fetch(&app, "/stats").await;
@@ -221,4 +255,45 @@ async fn nothing_outside_the_list_is_served() {
             "{target} leaked a file: {answer}"
         );
     }
+}
+
+#[tokio::test]
+async fn each_game_has_a_rules_page_and_the_table_links_to_it() {
+    let app = spawn_app().await;
+    for (game, phrase) in [
+        ("gomoku", "five"),
+        ("lines-of-action", "connected"),
+        ("krux", "hole"),
+        ("bughouse", "partner"),
+    ] {
+        let response = reqwest::get(app.http(&format!("/rules/{game}"))).await.unwrap();
+        assert_eq!(response.status(), 200, "{game}");
+        assert!(
+            response.headers()["content-type"]
+                .to_str()
+                .unwrap()
+                .starts_with("text/html")
+        );
+        assert!(response.headers().contains_key("content-security-policy"));
+        let page = response.text().await.unwrap();
+        assert!(page.contains("<h1>") && page.contains(phrase), "{game}: {page}");
+        assert!(
+            !page.contains("<script") && !page.contains("style="),
+            "{game}: nothing inline"
+        );
+        assert!(page.contains("/static/css/rules.css"));
+    }
+    let css = reqwest::get(app.http("/static/css/rules.css")).await.unwrap();
+    assert_eq!(css.status(), 200);
+    assert_eq!(reqwest::get(app.http("/rules/chess")).await.unwrap().status(), 404);
+    let table_js = reqwest::get(app.http("/static/js/table.js"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        table_js.contains("/rules/${encodeURIComponent(table.game)}"),
+        "the table page links to its game's rules"
+    );
 }

@@ -766,6 +766,28 @@ impl Rules for Bughouse {
         Ok(Played { turn_over: true })
     }
 
+    fn move_text(&self, seat: Seat, mv: &BughouseMove) -> String {
+        if seat > 3 {
+            return mv.uci.to_string();
+        }
+        let pos = self.position(board_of(seat));
+        let Ok(m) = mv.uci.to_move(pos) else {
+            return mv.uci.to_string();
+        };
+        let san = shakmaty::san::San::from_move(pos, m).to_string();
+        // Pawn drops with their letter (`P@f6`), as bughouse records write them.
+        let san = if san.starts_with('@') { format!("P{san}") } else { san };
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        if is_bughouse_mate(&after) {
+            format!("{san}#")
+        } else if after.is_check() {
+            format!("{san}+")
+        } else {
+            san
+        }
+    }
+
     fn normalised(&self, seat: Seat, mv: &BughouseMove) -> BughouseMove {
         if seat > 3 {
             return *mv;
@@ -851,6 +873,35 @@ mod tests {
         for &(seat, text) in moves {
             play(g, seat, text);
         }
+    }
+
+    #[test]
+    fn moves_are_written_in_algebraic_notation_with_check_and_mate() {
+        let mut g = start();
+        assert_eq!(g.move_text(0, &mv("e2e4")), "e4");
+        assert_eq!(g.move_text(2, &mv("g1f3")), "Nf3");
+        play_all(
+            &mut g,
+            &[
+                (0, "e2e4"),
+                (1, "e7e5"),
+                (0, "f1c4"),
+                (1, "b8c6"),
+                (0, "d1h5"),
+                (1, "g8f6"),
+            ],
+        );
+        // Queen takes f7, protected by the bishop: a contact check no drop can block.
+        assert_eq!(g.move_text(0, &mv("h5f7")), "Qxf7#");
+        // Board B is untouched; a drop with a pawn names the pawn.
+        let mut g = game(START, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[P] w KQkq - 0 1");
+        play(&mut g, 2, "e2e4");
+        play(&mut g, 3, "e7e5");
+        assert_eq!(g.move_text(2, &mv("P@d6")), "P@d6");
+        assert_eq!(g.move_text(2, &mv("f1b5")), "Bb5");
+        play(&mut g, 2, "d2d4");
+        play(&mut g, 3, "d7d6");
+        assert_eq!(g.move_text(2, &mv("f1b5")), "Bb5+");
     }
 
     /// Plays a move that must be refused; checks nothing changed and returns the rule.

@@ -454,6 +454,10 @@ impl Rules for Gomoku {
         }
     }
 
+    fn move_text(&self, _seat: Seat, mv: &GomokuMove) -> String {
+        mv.at.to_string()
+    }
+
     fn legal_moves(&self, seat: Seat) -> Vec<GomokuMove> {
         if self.to_move() != Some(seat) {
             return Vec::new();

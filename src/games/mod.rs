@@ -293,6 +293,12 @@ pub trait Rules: Sized + Clone {
     /// Every legal move for `seat` now (for bots, tests and perft).
     fn legal_moves(&self, seat: Seat) -> Vec<Self::Move>;
 
+    /// The move in the game's notation, for move lists and records, when `seat` plays the
+    /// legal move `mv` now (called before [`Rules::play`]): Gomoku `H8`, Lines of Action
+    /// `b1-b3` or `b1xb3`, Krux the part (`step c2`) or a whole turn's parts, Bughouse
+    /// standard algebraic notation on the seat's board (`Nxf7+`, `P@f6`, `#` for mate).
+    fn move_text(&self, seat: Seat, mv: &Self::Move) -> String;
+
     /// The move as it is stored and broadcast, when `seat` plays `mv` now: the one form
     /// of a move the rules accept in several (Bughouse castling given king-takes-rook,
     /// `e1h1`, is `e1g1`). Called before [`Rules::play`]; a move that will be refused may
@@ -435,6 +441,11 @@ fn play_as<G: Rules>(
     Ok((played, encode(&normal)))
 }
 
+fn text_as<G: Rules>(game: &G, seat: Seat, payload: &Value) -> Option<String> {
+    let mv = G::Move::deserialize(payload).ok()?;
+    Some(game.move_text(seat, &mv))
+}
+
 /// Whether `payload` reads as a move of `G` (the game value only picks the type).
 fn decodes<G: Rules>(_game: &G, id: &'static str, payload: &Value) -> Result<(), BadMove> {
     G::Move::deserialize(payload).map(drop).map_err(|err| BadMove {
@@ -489,6 +500,13 @@ impl AnyGame {
 
     pub fn view(&self) -> Value {
         with_game!(self, game => encode(&game.view()))
+    }
+
+    /// A stored or normalised move payload in the game's notation ([`Rules::move_text`]),
+    /// for the position before it is played; `None` if the payload is not a move of this
+    /// game.
+    pub fn move_text_json(&self, seat: Seat, payload: &Value) -> Option<String> {
+        with_game!(self, game => text_as(game, seat, payload))
     }
 
     pub fn legal_moves_json(&self, seat: Seat) -> Vec<Value> {

@@ -36,6 +36,7 @@ macro_rules! assets {
 /// a test checks that this list and those folders agree.
 const ASSETS: &[Asset] = assets![
     "css/home.css",
+    "css/rules.css",
     "css/stats.css",
     "css/table.css",
     "js/boards/bughouse.js",
@@ -46,11 +47,13 @@ const ASSETS: &[Asset] = assets![
     "js/boards/square.js",
     "js/clock.js",
     "js/dom.js",
+    "js/flip.js",
     "js/home.js",
     "js/input.js",
     "js/net.js",
     "js/records.js",
     "js/series.js",
+    "js/sound.js",
     "js/stats.js",
     "js/table.js",
 ];

@@ -9,6 +9,7 @@ pub mod health;
 pub mod metrics;
 pub mod page;
 pub mod records;
+pub mod rules;
 pub mod security;
 pub mod serve;
 pub mod stats;
@@ -35,6 +36,7 @@ pub fn router(state: AppState) -> Router {
         .route("/api/games/{id}", get(records::game))
         .route("/api/stats/{game}", get(stats::game_stats))
         .route("/stats", get(page::stats_page))
+        .route("/rules/{game}", get(rules::rules_page))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))
         .route("/t/{id}", get(page::table_page))
         .route("/static/{*path}", get(assets::asset))

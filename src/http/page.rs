@@ -1,5 +1,6 @@
-//! The browser pages: the home page (create a table), a table's page (`/t/{id}`) and the
-//! statistics page (`/stats`), all static files from `web/` compiled into the binary.
+//! The browser pages: the home page (create a table), a table's page (`/t/{id}`, or a page
+//! to create one when there is no such table) and the statistics page (`/stats`), all
+//! static files from `web/` compiled into the binary.
 //! Their scripts and styles are served by [`super::assets`] under `/static/`.
 
 use axum::extract::{Path, State};
@@ -13,6 +14,8 @@ use crate::table::registry::GetError;
 const HOME: &str = include_str!("../../web/index.html");
 const TABLE: &str = include_str!("../../web/table.html");
 const STATS: &str = include_str!("../../web/stats.html");
+/// The page for a table id that does not exist: the site's style and a way to create one.
+const MISSING: &str = include_str!("../../web/missing.html");
 
 pub async fn home() -> Html<&'static str> {
     Html(HOME)
@@ -34,7 +37,7 @@ pub async fn table_page(State(state): State<AppState>, Path(id): Path<String>) -
         Ok(_) => Html(TABLE).into_response(),
         Err(GetError::NotFound) => (
             StatusCode::NOT_FOUND,
-            Html("<!doctype html><title>No such table</title><p>There is no such table. <a href=\"/\">Create one</a>.</p>"),
+            Html(MISSING),
         )
             .into_response(),
         Err(GetError::Unavailable(_)) => (

@@ -18,16 +18,12 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
-use shakmaty::san::San;
-use shakmaty::uci::UciMove;
-use shakmaty::{Color, Position};
+use shakmaty::Color;
 
+use super::GameRecord;
 use super::export::{Tags, pgn_result, player_name, wrap};
-use super::replay::{ReplayError, replay_with};
-use super::{GameRecord, Record};
-use crate::games::AnyGame;
-use crate::games::bughouse::{Bughouse, board_of};
+use super::replay::{ReplayError, replay};
+use crate::games::bughouse::{board_of, colour_of};
 
 /// The board letters, board A first.
 const BOARDS: [char; 2] = ['A', 'B'];
@@ -45,6 +41,15 @@ struct Written {
     san: String,
     /// The mover's remaining time after the move, in milliseconds.
     clock_ms: Option<u64>,
+}
+
+/// A move's BPGN token without its clock.
+fn token(mv: &Written) -> String {
+    let letter = match mv.colour {
+        Color::White => BOARDS[mv.board],
+        Color::Black => BOARDS[mv.board].to_ascii_lowercase(),
+    };
+    format!("{}{letter}. {}", mv.number, mv.san)
 }
 
 /// The whole game in BPGN.
@@ -65,11 +70,7 @@ pub fn bpgn(record: &GameRecord, site: &str) -> Result<String, ReplayError> {
     tags.closing(record);
     let mut tokens = Vec::with_capacity(written.len() + 1);
     for mv in &written {
-        let letter = match mv.colour {
-            Color::White => BOARDS[mv.board],
-            Color::Black => BOARDS[mv.board].to_ascii_lowercase(),
-        };
-        let mut token = format!("{}{letter}. {}", mv.number, mv.san);
+        let mut token = token(mv);
         if let Some(ms) = mv.clock_ms {
             let _ = write!(token, "{{{}.{:03}}}", ms / 1000, ms % 1000);
         }
@@ -136,70 +137,39 @@ fn clock_text(ms: u64) -> String {
     )
 }
 
-/// Every move of the line in algebraic notation, in the order played, and each board's
-/// start position (FEN with pockets).
+/// Every move of the line in algebraic notation (the rules' `move_text`), in the order
+/// played, and each board's start position (FEN with pockets).
 fn write_moves(record: &GameRecord) -> Result<(Vec<Written>, [String; 2]), ReplayError> {
-    let mut written: Vec<Written> = Vec::new();
+    let replay = replay(record)?;
     let mut counts = [[0u32; 2]; 2];
-    let replay = replay_with(record, |game, mv| {
-        let AnyGame::Bughouse(game) = game else { return };
-        let board = board_of(mv.seat);
-        let colour = game.position(board).turn();
-        let colour_index = usize::from(colour == Color::Black);
-        // A move follows its board's previous ones; the first black move is number 1
-        // even when black starts (a set-up position).
-        let (white_moves, black_moves) = (counts[board][0], counts[board][1]);
-        let number = match colour {
-            Color::White => white_moves + 1,
-            Color::Black => black_moves + 1,
-        };
-        counts[board][colour_index] += 1;
-        written.push(Written {
-            board,
-            colour,
-            number,
-            san: san_of(game, board, mv),
-            clock_ms: mv
-                .clocks_ms
-                .as_ref()
-                .and_then(|clocks| clocks.get(usize::from(mv.seat)).copied()),
-        });
-    })?;
+    let written = replay
+        .moves
+        .iter()
+        .map(|mv| {
+            let board = board_of(mv.record.seat);
+            let colour = colour_of(mv.record.seat);
+            let count = &mut counts[board][usize::from(colour == Color::Black)];
+            *count += 1;
+            Written {
+                board,
+                colour,
+                number: *count,
+                san: mv.text.clone(),
+                clock_ms: mv
+                    .record
+                    .clocks_ms
+                    .as_ref()
+                    .and_then(|clocks| clocks.get(usize::from(mv.record.seat)).copied()),
+            }
+        })
+        .collect();
     let start = BOARDS.map(|board| {
         replay.start[board.to_string()]["fen"]
             .as_str()
             .unwrap_or(STANDARD_FEN)
             .to_owned()
     });
-    // The move that ended the game by mate is written with `#`.
-    let mated = record
-        .summary
-        .result
-        .as_ref()
-        .is_some_and(|result| result.reason == "checkmate");
-    if mated && let Some(last) = written.last_mut() {
-        last.san = format!("{}#", last.san.trim_end_matches('+'));
-    }
     Ok((written, start))
-}
-
-/// The move in standard algebraic notation on its board before it is played, `+` if it
-/// gives check; the stored UCI if it cannot be read (it replayed, so it can).
-fn san_of(game: &Bughouse, board: usize, mv: &Record) -> String {
-    let uci_text = mv.payload.get("uci").and_then(Value::as_str).unwrap_or_default();
-    let pos = game.position(board);
-    let Some(m) = UciMove::from_ascii(uci_text.as_bytes())
-        .ok()
-        .and_then(|uci| uci.to_move(pos).ok())
-    else {
-        return uci_text.to_owned();
-    };
-    let san = San::from_move(pos, m).to_string();
-    // Pawn drops with their letter (`P@f6`), as bughouse and crazyhouse records write them.
-    let san = if san.starts_with('@') { format!("P{san}") } else { san };
-    let mut after = pos.clone();
-    after.play_unchecked(m);
-    if after.is_check() { format!("{san}+") } else { san }
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ pub fn text(record: &GameRecord, site: &str) -> Result<String, ReplayError> {
         if mv.number % 2 == 1 {
             tokens.push(format!("{}.", mv.number.div_ceil(2)));
         }
-        tokens.push(square_of(&mv.record.payload));
+        tokens.push(mv.text.clone());
     }
     tokens.push(result.to_owned());
     Ok(tags.finish() + &wrap(&tokens))
@@ -57,11 +57,4 @@ fn board_size(record: &GameRecord) -> u8 {
         AnySettings::Gomoku(settings) => settings.board_size,
         _ => 15,
     }
-}
-
-/// A stored move's square (`H8`); the payload as JSON if it is not a Gomoku move.
-fn square_of(payload: &serde_json::Value) -> String {
-    serde_json::from_value::<GomokuMove>(payload.clone())
-        .map(|mv| mv.at.to_string())
-        .unwrap_or_else(|_| payload.to_string())
 }

@@ -28,7 +28,7 @@ pub fn text(record: &GameRecord, site: &str) -> Result<String, ReplayError> {
     let mut turn_start = &replay.start;
     let mut parts: Vec<String> = Vec::new();
     for mv in &replay.moves {
-        parts.extend(parts_of(&mv.record.payload));
+        parts.push(mv.text.clone());
         let turn_ended = mv.view["turn_number"] != turn_start["turn_number"] || mv.view["to_move"].is_null();
         if turn_ended {
             out.push_str(&turn_line(turn_start, &parts));
@@ -50,46 +50,4 @@ fn turn_line(start: &Value, parts: &[String]) -> String {
     let side = start["to_move"].as_str().unwrap_or("?");
     let piece = start["piece_in_turn"].as_u64().unwrap_or(0);
     format!("{number}. {side} {piece}: {}\n", parts.join(", "))
-}
-
-/// The parts of a stored move (one part or a whole turn) as text: `step c2`, `ring blue`.
-fn parts_of(payload: &Value) -> Vec<String> {
-    match payload.get("turn").and_then(Value::as_array) {
-        Some(parts) => parts.iter().map(part_text).collect(),
-        None => vec![part_text(payload)],
-    }
-}
-
-fn part_text(part: &Value) -> String {
-    let Some(map) = part.as_object() else {
-        return part.to_string();
-    };
-    let kind = map.get("part").and_then(Value::as_str).unwrap_or("?");
-    let operands: Vec<&str> = map
-        .iter()
-        .filter(|(key, _)| key.as_str() != "part")
-        .filter_map(|(_, value)| value.as_str())
-        .collect();
-    if operands.is_empty() {
-        kind.to_owned()
-    } else {
-        format!("{kind} {}", operands.join(" "))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    #[test]
-    fn parts_read_as_kind_and_operand() {
-        assert_eq!(parts_of(&json!({"part": "step", "to": "c2"})), vec!["step c2"]);
-        assert_eq!(
-            parts_of(
-                &json!({"turn": [{"part": "ring", "ring": "blue"}, {"part": "pick_up", "target": "c3"}, {"part": "end"}]})
-            ),
-            vec!["ring blue", "pick_up c3", "end"]
-        );
-    }
 }

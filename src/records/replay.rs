@@ -26,6 +26,9 @@ pub struct ReplayedMove<'a> {
     /// The move's number in the line, from 1.
     pub number: u32,
     pub record: &'a Record,
+    /// The move in its game's notation (`Rules::move_text`: `H8`, `b1xb3`, `step c2`,
+    /// `Qxf7#`).
+    pub text: String,
     /// The view after the move.
     pub view: Value,
 }
@@ -41,6 +44,8 @@ pub struct LineMove<'a> {
     #[serde(rename = "move")]
     pub payload: &'a Value,
     pub clocks_ms: &'a Option<Vec<u64>>,
+    /// The move in its game's notation (`H8`, `b1xb3`, `step c2`, `Qxf7#`).
+    pub text: &'a str,
     /// The position after the move (the game's view, as in `moved` events).
     pub state: &'a Value,
 }
@@ -54,23 +59,17 @@ pub struct ReplayError {
     pub error: MoveError,
 }
 
-/// Replays `record` from its table's settings (the start position among them).
+/// Replays `record` from its table's settings (the start position among them), writing
+/// each move in its game's notation before it is played.
 pub fn replay(record: &GameRecord) -> Result<Replay<'_>, ReplayError> {
-    replay_with(record, |_, _| {})
-}
-
-/// [`replay`], calling `before(game, record)` before each move of the line is played (an
-/// exporter that needs the position a move was played in, e.g. for chess SAN).
-pub fn replay_with<'a>(
-    record: &'a GameRecord,
-    mut before: impl FnMut(&AnyGame, &Record),
-) -> Result<Replay<'a>, ReplayError> {
     let mut game = record.settings.game.new_game();
     let start = game.view();
     let line = line_of(&record.records, |r| r.takeback_to);
     let mut moves = Vec::with_capacity(line.len());
     for (index, mv) in line.into_iter().enumerate() {
-        before(&game, mv);
+        let text = game
+            .move_text_json(mv.seat, &mv.payload)
+            .unwrap_or_else(|| mv.payload.to_string());
         game.play_json(mv.seat, &mv.payload).map_err(|error| ReplayError {
             ply: mv.ply,
             seat: mv.seat,
@@ -79,6 +78,7 @@ pub fn replay_with<'a>(
         moves.push(ReplayedMove {
             number: u32::try_from(index + 1).unwrap_or(u32::MAX),
             record: mv,
+            text,
             view: game.view(),
         });
     }
@@ -105,6 +105,7 @@ impl Replay<'_> {
         self.moves
             .iter()
             .map(|mv| LineMove {
+                text: &mv.text,
                 number: mv.number,
                 ply: mv.record.ply,
                 seat: mv.record.seat,

@@ -3,6 +3,7 @@
 //! - [`local_pg`]: a private PostgreSQL cluster for development and tests.
 //! - [`tables`]: tables and who holds their seats.
 //! - [`games`]: games, their moves and their results.
+//! - [`chat`]: chat lines, and a table's recent ones.
 //! - [`records`]: games read back for the records API.
 //! - [`ratings`]: players' ratings, updated with each rated game's result.
 //! - [`stats`]: won-game statistics per game, counted in SQL.
@@ -10,6 +11,7 @@
 //! Every write the table actor depends on is awaited before the actor tells anyone about
 //! the change it records, so an acknowledged move is a stored move.
 
+pub mod chat;
 pub mod games;
 pub mod local_pg;
 pub mod ratings;

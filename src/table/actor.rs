@@ -43,6 +43,7 @@ use uuid::Uuid;
 use self::bots::BotSeats;
 use self::presence::Audience;
 use self::series::{Interlude, SeriesState};
+use super::chat_log::ChatLog;
 use super::clock::Clocks;
 use super::handle::TableHandle;
 use super::history::{Catchup, History};
@@ -158,6 +159,8 @@ pub struct TableActor {
     seats: Seats,
     /// Recent events, for clients that resume after a disconnection.
     history: History,
+    /// The recent table and team chat, for newcomers (stored in Postgres too).
+    chat: ChatLog,
     /// Random per incarnation of the table: versions start again from 0 when a table is
     /// rebuilt, so a client resumes only within the same epoch.
     epoch: u32,
@@ -223,6 +226,7 @@ impl TableActor {
             shared_version: Arc::new(AtomicU64::new(0)),
             seats: Seats::new(seat_count),
             history: History::default(),
+            chat: ChatLog::default(),
             epoch: rand::random(),
             last_activity: Instant::now(),
             premoves: vec![None; seat_count],
@@ -357,6 +361,7 @@ impl TableActor {
                 self.send_to(conn, &pong);
                 Ok(())
             }
+            ClientMsg::LegalMoves { seat } => self.legal_moves(conn, seat, reference),
             ClientMsg::Sit { seat, name } => self.sit(conn, seat, name).await,
             ClientMsg::Stand { seat } => self.stand(conn, seat).await,
             ClientMsg::Move {
@@ -371,8 +376,8 @@ impl TableActor {
             ClientMsg::OfferDraw { seat } => self.offer_draw(conn, seat).await,
             ClientMsg::AcceptDraw { seat } => self.accept_draw(conn, seat).await,
             ClientMsg::DeclineDraw { seat } => self.decline_draw(conn, seat),
-            ClientMsg::Chat { text } => self.chat(conn, text),
-            ClientMsg::TeamChat { text } => self.team_chat(conn, text),
+            ClientMsg::Chat { text } => self.chat(conn, text).await,
+            ClientMsg::TeamChat { text } => self.team_chat(conn, text).await,
             ClientMsg::Premove { seat, payload } => self.premove(conn, seat, payload),
             ClientMsg::CancelPremove { seat } => self.cancel_premove(conn, seat),
             ClientMsg::AddBot { seat, strength } => self.add_bot(conn, seat, strength).await,
@@ -441,6 +446,7 @@ impl TableActor {
         let welcome = ServerMsg::Welcome {
             version: self.version,
             seats: self.seats.held_by(&token.key()),
+            team_chat: self.chat.team_lines_for(&token.key()),
             token: token.expose().to_owned(),
         };
         self.send_to(conn, &welcome);
@@ -570,6 +576,7 @@ impl TableActor {
                 .current
                 .as_ref()
                 .map_or_else(Vec::new, |current| current.undo_agreed.clone()),
+            chat: self.chat.public(),
         }
     }
 

@@ -4,6 +4,7 @@
 //! - [`handle`]: the cloneable handle connections and routes use to reach it.
 //! - [`msg`]: the commands the actor accepts.
 //! - [`seats`]: who holds which seat.
+//! - [`chat_log`]: the recent table and team chat newcomers are sent.
 //! - [`series`]: match series: formats, standings, when one is decided.
 //! - [`clock`]: the game's clocks and lag compensation.
 //! - [`time_control`]: the time control a host chooses.
@@ -12,6 +13,7 @@
 //! - [`registry`]: the running tables by id.
 
 pub mod actor;
+pub mod chat_log;
 pub mod clock;
 pub mod handle;
 pub mod history;

@@ -237,6 +237,27 @@ impl TestApp {
         self.shutdown.cancel();
     }
 
+    /// A Bughouse table (seating chosen, the default clock) with all four seats taken in
+    /// order (named after their roles) and a spectator, after the spectator has seen the
+    /// match start: the table's id, the players by seat, the spectator.
+    pub async fn bughouse_match(&self) -> (String, Vec<Client>, Client) {
+        let created = self
+            .create_table(json!({"game": "bughouse", "settings": {"seating": "chosen"}}))
+            .await;
+        let table = created["id"].as_str().expect("id").to_owned();
+        let mut spectator = self.client(&table).await;
+        let mut players = Vec::new();
+        for (seat, role) in ["A-white", "A-black", "B-white", "B-black"].iter().enumerate() {
+            let mut player = self.client(&table).await;
+            player.hello().await;
+            player.send(json!({"type": "sit", "seat": seat, "name": role})).await;
+            player.until("seated").await;
+            players.push(player);
+        }
+        spectator.until("game_started").await;
+        (table, players, spectator)
+    }
+
     /// Stops the server (its actors and sockets) and starts a new one on the same
     /// database, as a restart of the process would.
     pub async fn restart(mut self) -> TestApp {

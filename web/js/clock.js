@@ -39,6 +39,9 @@ function clockLeft(seat) {
   return Math.max(0, left - (clockBase.running.includes(seat) ? now() - clockBase.at : 0));
 }
 
+/** A seat's time left now if its clock is running, else null (for the low-time sound). */
+export const runningLeft = (seat) => (clockBase && clockBase.running.includes(seat) ? clockLeft(seat) : null);
+
 /** The time control's starting time, shown before the game starts. */
 function initialClock(table) {
   const tc = table.settings.time_control;
@@ -94,7 +97,10 @@ export function tick(table) {
     if (!base) continue;
     const left = Math.max(0, base.ms - (now() - base.at));
     const secs = Math.ceil(left / 1000);
-    node.textContent = `away — back within ${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`;
+    const back = `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`;
+    // A compact label (Bughouse strips, next to a clock) says the same in fewer words.
+    node.textContent = node.classList.contains("compact") ? `away ${back}` : `away — back within ${back}`;
+    node.title = `Away — back within ${back}`;
   }
 }
 

@@ -5,9 +5,11 @@
 
 import { $, el, button } from "./dom.js";
 import { connectTable } from "./net.js";
-import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, restartTurn, turnNow, thinkMs } from "./clock.js";
+import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, restartTurn, turnNow, thinkMs, runningLeft } from "./clock.js";
+import { sound, moveSound, lowTimeCheck } from "./sound.js";
 import { seriesPanel, formatText } from "./series.js";
 import { recordsPanel } from "./records.js";
+import "./flip.js";
 import { gomoku } from "./boards/gomoku.js";
 import { linesOfAction } from "./boards/loa.js";
 import { krux } from "./boards/krux.js";
@@ -35,6 +37,7 @@ let helloTimer = null; // after `game_started`: say hello ourselves if no `welco
 let premove = null;  // our queued premove as the server confirmed it: {seat, move}
 let builtFor = "";   // what the board area holds now (game id and board size)
 let connection = null; // the WebSocket, kept open (net.js): `send`, `resync`
+let scrollToBoard = false; // a game just started: bring the board into view if we play in it
 
 const REASONS = {
   five_in_a_row: "five in a row", board_full: "the board is full", resignation: "resignation",
@@ -80,6 +83,8 @@ function handle(msg) {
       [token, mySeats] = [msg.token, msg.seats];
       clearTimeout(helloTimer);
       localStorage.setItem(TOKEN_KEY, token);
+      // The team chat we may read, all of it: it replaces what the box showed (nothing twice).
+      if (table && game().teamChat) showChat($("team-log"), msg.team_chat || [], true);
       if (autoSit) sitInTheFreeSeat();
       return render();
     case "error":
@@ -91,6 +96,7 @@ function handle(msg) {
       }
       return log(msg.message + (msg.rule ? ` (${msg.rule.replace(/_/g, " ")})` : ""));
     case "pong": return;
+    case "legal_moves": return table && game().legalMoves && game().legalMoves(msg); // a board's question (Bughouse)
     case "team_chat": return addChat(msg, true);
     case "premove_set":
       premove = { seat: msg.seat, move: msg.move };
@@ -143,11 +149,19 @@ function handle(msg) {
       clearTimeout(helloTimer);
       helloTimer = setTimeout(hello, 1500);
       noteTurn(table, replaying);
+      if (!replaying) {
+        sound("start");
+        scrollToBoard = true; // once our seats are known (welcome), the board comes into view
+      }
       return renderAll();
     case "moved":
+      if (!replaying && hearsMove(msg.seat)) sound(moveSound(table.game, table.state, msg.state));
       table.state = msg.state;
       table.to_move = msg.to_move;
-      table.moves.push({ ply: msg.ply, seat: msg.seat, move: msg.move });
+      table.moves.push({
+        ply: msg.ply, seat: msg.seat, move: msg.move, text: msg.text,
+        clock_ms: msg.clocks ? msg.clocks.remaining_ms[msg.seat] : undefined,
+      });
       if ("clocks" in msg) setClocks(msg.clocks);
       // A standing draw offer lapses when a player who has not agreed moves.
       if (table.draw_offer != null && !(table.draw_agreed || []).includes(msg.seat)) {
@@ -224,6 +238,7 @@ function applySnapshot(msg) {
   for (const s of table.seats) setAway(s.seat, s.player);
   unknownTurn(table); // we do not know when the current turn began: send no `think_ms` for it
   if (table.status !== "playing") premove = null;
+  showChat($("chat-log"), table.chat || []);
   recordsUi.refresh();
   renderAll();
 }
@@ -259,7 +274,10 @@ async function refreshTimers() {
 const isMine = (seat) => mySeats.includes(seat);
 const roleOf = (seat) => (table.seats[seat] ? table.seats[seat].role : "?");
 const playerName = (seat) => (table.seats[seat] && table.seats[seat].player ? table.seats[seat].player.name : `seat ${seat}`);
-const who = (seat) => (isMine(seat) ? "You" : playerName(seat)) + ` (${roleOf(seat)})`;
+/** A seat's player within a sentence: "you (X)" for ours, "Anna (O)" for another's. */
+const whoInSentence = (seat) => (isMine(seat) ? "you" : playerName(seat)) + ` (${roleOf(seat)})`;
+/** The text with its first letter a capital: the start of a sentence. */
+const capitalised = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 const playing = () => table && table.status === "playing";
 /** Whether seats may change: before a game, or once a series is decided (not during a series' pause). */
 const seatsOpen = () => table.status === "waiting" || (table.status === "finished" && (!table.series || table.series.decided));
@@ -269,6 +287,11 @@ const myTurnSeat = () => (playing() ? mySeats.find((s) => table.to_move.includes
 /** The seat we act for: the one to move, else our first. */
 const actingSeat = () => myTurnSeat() ?? mySeats[0];
 const colour = (role) => (role === "X" ? "black" : role === "O" ? "white" : role);
+/** Whether a move's sound is played: always, except for the other Bughouse board when we play on one. */
+function hearsMove(seat) {
+  const boardOf = (s) => String(roleOf(s)).split("-")[0];
+  return table.game !== "bughouse" || mySeats.length === 0 || mySeats.some((s) => boardOf(s) === boardOf(seat));
+}
 
 function log(text, kind) {
   $("log").append(el("li", kind, `${new Date().toLocaleTimeString()} — ${text}`));
@@ -276,20 +299,37 @@ function log(text, kind) {
   $("log").scrollTop = $("log").scrollHeight;
 }
 
+/** How many lines a chat box keeps (the server's history is as long). */
+const CHAT_LINES = 100;
+
+/** One chat line: the speaker's name (or "You", in the team box) and role, then the text. */
+function chatLine(msg, team, teamBox) {
+  const item = el("li", team && !teamBox ? "team" : "");
+  const name = teamBox && isMine(msg.seat) ? "You" : msg.name;
+  item.append(el("strong", "", `${team && !teamBox ? "[team] " : ""}${name} (${roleOf(msg.seat)}): `), msg.text);
+  return item;
+}
+
+/** Appends lines to a chat box, keeping its last lines, scrolled to the newest. */
+function appendChat(box, lines) {
+  box.append(...lines);
+  while (box.children.length > CHAT_LINES) box.firstChild.remove();
+  box.scrollTop = box.scrollHeight;
+}
+
+/**
+ * A chat box from the server's history (the snapshot's `chat`, `welcome`'s `team_chat`): it
+ * replaces what the box held, so a reconnection never shows a line twice.
+ */
+function showChat(box, history, team) {
+  box.replaceChildren();
+  appendChat(box, history.map((msg) => chatLine(msg, team, box === $("team-log"))));
+}
+
 function addChat(msg, team) {
-  if (team && table && game().teamChat) {
-    // Bughouse: team lines go to the team box, where only partners ever read them.
-    const line = el("li", "");
-    line.append(el("strong", "", `${isMine(msg.seat) ? "You" : msg.name} (${roleOf(msg.seat)}): `), msg.text);
-    $("team-log").append(line);
-    while ($("team-log").children.length > 100) $("team-log").firstChild.remove();
-    $("team-log").scrollTop = $("team-log").scrollHeight;
-    return;
-  }
-  const item = el("li", team ? "team" : "");
-  item.append(el("strong", "", `${team ? "[team] " : ""}${msg.name} (${roleOf(msg.seat)}): `), msg.text);
-  $("chat-log").append(item);
-  $("chat-log").scrollTop = $("chat-log").scrollHeight;
+  // Bughouse: team lines go to the team box, where only partners ever read them.
+  const teamBox = Boolean(team && table && game().teamChat);
+  appendChat(teamBox ? $("team-log") : $("chat-log"), [chatLine(msg, team, teamBox)]);
 }
 
 /** The finished game's result in words, e.g. "Anna (X) wins — five in a row." */
@@ -300,18 +340,23 @@ function resultText(result) {
   const detail = result.detail || {};
   if (result.outcome === "win") {
     const losers = table.seats.map((s) => s.seat).filter((s) => !result.winners.includes(s));
-    const winners = result.winners.map(who).join(" and ");
+    // Sentence case: "You win — Bo (O) resigned.", "Anna (X) wins — you resigned."
+    const winners = capitalised(result.winners.map(whoInSentence).join(" and "));
     const verb = result.winners.every(isMine) ? "win" : "wins";
-    if (result.reason === "resignation") return `${winners} ${verb} — ${losers.map(who).join(" and ")} resigned.`;
-    if (result.reason === "time" && detail.seat != null) return `${winners} ${verb} — ${who(detail.seat)} ran out of time.`;
-    if (result.reason === "abandoned" && detail.seat != null) return `${winners} ${verb} — ${who(detail.seat)} left and did not come back.`;
+    if (result.reason === "resignation") return `${winners} ${verb} — ${losers.map(whoInSentence).join(" and ")} resigned.`;
+    if (result.reason === "time" && detail.seat != null) return `${winners} ${verb} — ${whoInSentence(detail.seat)} ran out of time.`;
+    if (result.reason === "abandoned" && detail.seat != null) return `${winners} ${verb} — ${whoInSentence(detail.seat)} left and did not come back.`;
     if (result.reason === "hole" && detail.fallen != null) return `${winners} ${verb} — piece ${detail.fallen} fell into the hole.`;
     return `${winners} ${verb} — ${reason}.`;
+  }
+  if (result.outcome === "draw" && result.reason === "draw_agreed") {
+    const n = table.seats.length;
+    return n === 2 ? "Both players agreed to a draw." : `All ${n} players agreed to a draw.`;
   }
   if (result.outcome === "draw") return `Draw — ${reason}.`;
   if (detail.rule === "new_game") return "The game was ended without a result for a new one.";
   if (detail.rule === "aborted_before_everyone_moved" && detail.seat != null) {
-    return `The game was aborted — ${who(detail.seat)} left before everyone had moved.`;
+    return `The game was aborted — ${whoInSentence(detail.seat)} left before everyone had moved.`;
   }
   return "The game was aborted.";
 }
@@ -350,6 +395,8 @@ const page = {
   actingSeat, isMine, roleOf, playerName, colour, reasonText, roleBadge, awayCounting,
   timed: () => timed(table),
   send, play, moveOrPremove, log,
+  /** Redraws the status line (a board's `statusHint` changed without a server event). */
+  refreshStatus: () => table && renderStatus(),
 };
 const GAMES = { gomoku: gomoku(page), "lines-of-action": linesOfAction(page), krux: krux(page), bughouse: bughouse(page) };
 const GENERIC = generic(page);
@@ -386,10 +433,14 @@ function render() {
     s.grace_seconds ? `${s.grace_seconds} s to reconnect` : "",
   ].filter(Boolean).join(" · ");
   $("rated").hidden = !(table.rated ?? s.rated);
+  // The game's rules page (src/http/rules.rs), in a new tab so the table stays open.
+  $("rules-link").href = `/rules/${encodeURIComponent(table.game)}`;
+  $("rules-link").hidden = false;
   renderSeats();
   renderStatus();
   renderControls();
   seriesUi.render();
+  recordsUi.renderLive();
   g.update();
   tick(table);
   const seated = mySeats.length > 0;
@@ -398,6 +449,58 @@ function render() {
   if (g.teamChat && seated) $("team-partner").textContent = g.teamChat();
   $("chat-text").disabled = $("chat-send").disabled = !seated;
   $("chat-text").placeholder = seated ? "Say something…" : "Take a seat to chat";
+  renderBars();
+  if (scrollToBoard) showBoard();
+}
+
+// ================================================================ phones: the players beside the board
+/**
+ * Two-player games: a bar above the board for the opponent and one below it for you (for a
+ * spectator: the first seat below), each with the name, whose move it is and the clock. The
+ * CSS shows them on narrow screens only, where the seat list is far below the board: so both
+ * clocks stay in view next to the board, as in chess apps.
+ */
+function renderBars() {
+  const two = table.seats.length === 2 && !game().wide;
+  $("bar-top").hidden = $("bar-bottom").hidden = !two;
+  if (!two) return;
+  const bottom = mySeats.length ? mySeats[0] : 0;
+  const withClocks = timed(table);
+  for (const [id, seat] of [["bar-bottom", table.seats[bottom]], ["bar-top", table.seats[1 - bottom]]]) {
+    const bar = $(id);
+    const p = seat.player;
+    bar.replaceChildren(roleBadge(seat.role), el("span", p ? "name" : "name muted", p ? p.name : "Free seat"));
+    if (isMine(seat.seat)) bar.append(el("span", "badge", "you"));
+    if (p && !p.connected) {
+      const away = el("span", "presence off compact", "away");
+      if (awayCounting(seat.seat)) away.dataset.away = seat.seat; // counted down by tick()
+      bar.append(away);
+    }
+    bar.classList.toggle("to-move", playing() && table.to_move.includes(seat.seat));
+    bar.classList.toggle("you", isMine(seat.seat));
+    if (withClocks) {
+      const clock = el("span", "clock", "");
+      clock.dataset.seat = seat.seat;
+      clock.setAttribute("aria-label", `clock of ${seat.role}`);
+      bar.append(clock);
+    }
+  }
+}
+
+/** A game we play in has started: scroll the status line, board and clocks into view if they are not. */
+function showBoard() {
+  // Our seats may be known only from the `welcome` that follows `game_started`: wait for it.
+  if (!playing()) scrollToBoard = false;
+  if (!scrollToBoard || mySeats.length === 0) return;
+  scrollToBoard = false;
+  requestAnimationFrame(() => {
+    const top = $("turn").getBoundingClientRect().top;
+    const bar = $("bar-bottom").offsetParent !== null; // shown (on narrow screens, two-player games)
+    const bottom = (bar ? $("bar-bottom") : $("board-area")).getBoundingClientRect().bottom;
+    if (top >= 0 && bottom <= innerHeight) return;
+    const smooth = !matchMedia("(prefers-reduced-motion: reduce)").matches;
+    $("turn").scrollIntoView({ block: "start", behavior: smooth ? "smooth" : "auto" });
+  });
 }
 
 function roleBadge(role) {
@@ -443,7 +546,8 @@ function renderSeats() {
       whoBox.append(nameLine);
       if (seat.player) {
         const p = seat.player;
-        const presence = el("span", `presence ${p.connected ? "on" : "off"}`, p.connected ? "connected" : "away");
+        // Beside a clock the countdown is compact ("away 0:42"), so that it fits without wrapping.
+        const presence = el("span", `presence ${p.connected ? "on" : "off"}${withClocks ? " compact" : ""}`, p.connected ? "connected" : "away");
         if (!p.connected && awayCounting(seat.seat)) presence.dataset.away = seat.seat; // counted down by tick()
         else if (!p.connected && playing() && table.settings.on_absence === "wait") presence.textContent = "away — the game waits";
         whoBox.append(presence);
@@ -622,7 +726,14 @@ $("copy").addEventListener("click", async () => {
   setTimeout(() => { $("copy").textContent = "Copy link"; }, 1500);
 });
 
-setInterval(() => { tick(table); if (table) seriesUi.tick(); }, 100);
+// Bughouse draws its boards from a viewpoint: a flip redraws them (flip.js).
+window.addEventListener("spelbord:flip", () => { if (table) render(); });
+setInterval(() => {
+  tick(table);
+  if (!table) return;
+  seriesUi.tick();
+  if (playing()) lowTimeCheck(`${table.id}:${table.game_number}`, mySeats, runningLeft);
+}, 100);
 connection = connectTable(tableId, {
   resumeFrom: () => (table !== null ? { version, epoch: table.epoch } : null),
   connecting: (resuming) => { replaying = resuming; },

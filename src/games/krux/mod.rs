@@ -591,6 +591,13 @@ impl Rules for Krux {
         self.build_view()
     }
 
+    fn move_text(&self, _seat: Seat, mv: &KruxMove) -> String {
+        match mv {
+            KruxMove::Part(part) => part.to_string(),
+            KruxMove::Turn(parts) => parts.iter().map(Part::to_string).collect::<Vec<_>>().join(", "),
+        }
+    }
+
     fn legal_moves(&self, seat: Seat) -> Vec<KruxMove> {
         if self.check_seat(seat).is_err() {
             return Vec::new();

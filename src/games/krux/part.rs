@@ -60,6 +60,21 @@ impl Part {
     ];
 }
 
+/// A part as move lists and records write it: its kind and its square or ring
+/// (`step c2`, `ring blue`, `pick_up c3`, `end`).
+impl std::fmt::Display for Part {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            Part::Ring { ring } => write!(f, "ring {}", ring.name()),
+            Part::Step { to } | Part::SetDown { to } | Part::Jump { to } => write!(f, "{} {to}", self.kind()),
+            Part::Push { target } | Part::Pull { target } | Part::PickUp { target } | Part::Swap { target } => {
+                write!(f, "{} {target}", self.kind())
+            }
+            Part::End {} => f.write_str("end"),
+        }
+    }
+}
+
 /// A move: one part of the current turn, or a whole turn `{"turn":[part, …]}` applied
 /// atomically.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,6 +123,23 @@ mod tests {
     use serde_json::json;
 
     // ---------------------------------------------------------------- wire format
+
+    #[test]
+    fn parts_read_as_kind_and_operand() {
+        let cases = [
+            (Part::Ring { ring: Ring::Blue }, "ring blue"),
+            (Part::Step { to: sq("c2") }, "step c2"),
+            (Part::PickUp { target: sq("c3") }, "pick_up c3"),
+            (Part::End {}, "end"),
+        ];
+        for (part, text) in cases {
+            assert_eq!(part.to_string(), text);
+        }
+    }
+
+    fn sq(text: &str) -> Square {
+        text.parse().unwrap()
+    }
 
     #[test]
     fn parts_round_trip_on_the_wire() {

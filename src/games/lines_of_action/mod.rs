@@ -353,6 +353,13 @@ impl Rules for LinesOfAction {
         }
     }
 
+    fn move_text(&self, _seat: Seat, mv: &LoaMove) -> String {
+        match *mv {
+            LoaMove::Step { from, to } if self.position.piece_at(to).is_some() => format!("{from}x{to}"),
+            _ => mv.to_string(),
+        }
+    }
+
     fn legal_moves(&self, seat: Seat) -> Vec<LoaMove> {
         let mut out = Vec::new();
         if self.to_move() == Some(seat) {
@@ -394,6 +401,13 @@ mod tests {
         "........", // 2
         "w...b...", // 1
     ];
+
+    #[test]
+    fn a_capture_is_written_with_x_and_a_step_with_a_dash() {
+        let g = game(BRIDGE, 'b');
+        assert_eq!(g.move_text(0, &mv("e1-e5")), "e1xe5");
+        assert_eq!(g.move_text(0, &mv("e1-e2")), "e1-e2");
+    }
 
     #[test]
     fn capture_that_disconnects_the_opponent() {

@@ -1,9 +1,16 @@
 //! Chat: lines to the whole table from seated players, and team lines that only the
 //! sender's partners receive (Bughouse). Spectators read table chat but do not write.
+//! Every line is stored before it is sent, and kept in the table's [`ChatLog`] for
+//! newcomers: table chat in the snapshot, team chat in the team's `welcome`.
+//!
+//! [`ChatLog`]: crate::table::chat_log::ChatLog
 
 use super::{Refusal, TableActor};
 use crate::games::Seat;
-use crate::protocol::{ErrorCode, ServerMsg};
+use crate::protocol::{ChatView, ErrorCode, ServerMsg};
+use crate::store::StoreError;
+use crate::store::chat::ChatRecord;
+use crate::table::chat_log::{CHAT_HISTORY, ChatLog};
 use crate::table::msg::ConnId;
 use crate::table::seats::Holder;
 
@@ -32,10 +39,26 @@ impl TableActor {
         Ok(text)
     }
 
-    pub(super) fn chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
+    pub(super) async fn chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
         let seat = self.speaker(conn)?;
         let text = self.chat_text(text)?;
         let name = self.seats.holder(seat).map(Holder::name).unwrap_or_default();
+        let record = ChatRecord {
+            seat,
+            name: &name,
+            text: &text,
+            team: None,
+            audience: &[],
+        };
+        self.store
+            .append_chat(&self.id, &record)
+            .await
+            .map_err(Refusal::storage)?;
+        self.chat.say(ChatView {
+            seat,
+            name: name.clone(),
+            text: text.clone(),
+        });
         self.event(|version| ServerMsg::Chat {
             version,
             seat,
@@ -46,8 +69,9 @@ impl TableActor {
     }
 
     /// Sends a line to every connection of the players on the sender's team. It is not a
-    /// table event: no version is raised and it is not kept for resuming.
-    pub(super) fn team_chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
+    /// table event: no version is raised and it is not kept for resuming (the team's
+    /// `welcome` brings it back).
+    pub(super) async fn team_chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
         let seat = self.speaker(conn)?;
         let team = self.settings.game.team_of(seat);
         let team_seats: Vec<Seat> = self
@@ -61,6 +85,37 @@ impl TableActor {
         }
         let text = self.chat_text(text)?;
         let name = self.seats.holder(seat).map(Holder::name).unwrap_or_default();
+        // Who may read it again later: the team's people now.
+        let mut audience = Vec::new();
+        for key in team_seats
+            .iter()
+            .filter_map(|other| self.seats.holder(*other).and_then(Holder::key))
+        {
+            if !audience.contains(&key) {
+                audience.push(key);
+            }
+        }
+        let stored_audience: Vec<Vec<u8>> = audience.iter().map(|key| key.as_bytes().to_vec()).collect();
+        let record = ChatRecord {
+            seat,
+            name: &name,
+            text: &text,
+            team: Some(team),
+            audience: &stored_audience,
+        };
+        self.store
+            .append_chat(&self.id, &record)
+            .await
+            .map_err(Refusal::storage)?;
+        self.chat.say_to_team(
+            team,
+            ChatView {
+                seat,
+                name: name.clone(),
+                text: text.clone(),
+            },
+            audience,
+        );
         let message = ServerMsg::TeamChat {
             version: self.version,
             seat,
@@ -71,6 +126,25 @@ impl TableActor {
             self.send_to_seat(other, &message);
         }
         Ok(())
+    }
+
+    /// The recent chat as stored: the table's, and each team's (of two seats or more).
+    pub(super) async fn load_chat(&self) -> Result<ChatLog, StoreError> {
+        let teams: Vec<u8> = self
+            .seats
+            .iter()
+            .map(|(seat, _)| self.settings.game.team_of(seat))
+            .collect();
+        let mut rows = self.store.recent_chat(&self.id, None, CHAT_HISTORY).await?;
+        let mut loaded = Vec::new();
+        for team in teams.iter().copied() {
+            if loaded.contains(&team) || teams.iter().filter(|other| **other == team).count() < 2 {
+                continue;
+            }
+            loaded.push(team);
+            rows.extend(self.store.recent_chat(&self.id, Some(team), CHAT_HISTORY).await?);
+        }
+        Ok(ChatLog::from_rows(rows))
     }
 
     /// Sends a private message to every connection of the player holding `seat`.

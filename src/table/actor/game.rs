@@ -21,6 +21,29 @@ impl TableActor {
         }
     }
 
+    /// Answers `legal_moves`, to the asking connection only: the moves a seat it holds may
+    /// play now (none out of turn, before the game or after it).
+    pub(super) fn legal_moves(
+        &mut self,
+        conn: ConnId,
+        seat: Option<Seat>,
+        reference: Option<Value>,
+    ) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        let moves = match self.playing() {
+            Ok(current) if current.game.active_seats().contains(seat) => current.game.legal_moves_json(seat),
+            _ => Vec::new(),
+        };
+        let answer = ServerMsg::LegalMoves {
+            version: self.version,
+            seat,
+            moves,
+            reference,
+        };
+        self.send_to(conn, &answer);
+        Ok(())
+    }
+
     pub(super) async fn play(
         &mut self,
         conn: ConnId,
@@ -55,6 +78,11 @@ impl TableActor {
                 rule: Some(illegal.rule),
             },
         })?;
+        // Written from the position before the move (check and mate marks included).
+        let text = current
+            .game
+            .move_text_json(seat, &normalised)
+            .unwrap_or_else(|| normalised.to_string());
         let ply = u32::try_from(current.moves.len() + 1).unwrap_or(u32::MAX);
         let record_number = current.records + 1;
         let now = Instant::now();
@@ -104,6 +132,8 @@ impl TableActor {
                 ply,
                 seat,
                 payload: normalised.clone(),
+                text: text.clone(),
+                clock_ms: clocks_ms.as_ref().and_then(|ms| ms.get(usize::from(seat)).copied()),
             });
             current.clock_log.push(clocks_ms);
             current.records = record_number;
@@ -120,6 +150,7 @@ impl TableActor {
             ply,
             seat,
             payload: normalised,
+            text,
             state,
             to_move,
             clocks: clock_view.clone(),

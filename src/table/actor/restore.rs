@@ -1,5 +1,5 @@
-//! Rebuilding a table from Postgres after a restart: settings, seats, and the latest game
-//! replayed move by move through the rules, with its clocks.
+//! Rebuilding a table from Postgres after a restart: settings, seats, the recent chat, and
+//! the latest game replayed move by move through the rules, with its clocks.
 //!
 //! Clocks after a restart: a live clock that was running resumes from the remaining time
 //! stored with the last move (the time between that move and the outage is not charged,
@@ -73,6 +73,7 @@ impl TableActor {
             }
         }
         actor.refresh_ratings().await;
+        actor.chat = actor.load_chat().await?;
         if let Some(game) = game {
             let (current, series) = actor.replay(game).await?;
             actor.current = Some(current);
@@ -100,12 +101,21 @@ impl TableActor {
         let mut clock_log = Vec::with_capacity(line.len());
         let mut replayed = true;
         for mv in &line {
+            let text = game
+                .move_text_json(mv.seat, &mv.payload)
+                .unwrap_or_else(|| mv.payload.to_string());
             match game.play_json(mv.seat, &mv.payload) {
                 Ok(_) => {
                     moves.push(MoveView {
                         ply: u32::try_from(moves.len() + 1).unwrap_or(u32::MAX),
                         seat: mv.seat,
                         payload: mv.payload.clone(),
+                        text,
+                        clock_ms: mv
+                            .clocks_ms
+                            .as_ref()
+                            .and_then(|ms| ms.get(usize::from(mv.seat)))
+                            .and_then(|ms| u64::try_from(*ms).ok()),
                     });
                     clock_log.push(
                         mv.clocks_ms

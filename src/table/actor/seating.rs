@@ -32,7 +32,8 @@ pub(super) enum StartPlan {
 }
 
 impl TableActor {
-    pub(super) fn clean_name(&self, name: Option<String>) -> Result<String, Refusal> {
+    /// The name as given, without invisible characters and trimmed; `None` when empty.
+    pub(super) fn clean_name(&self, name: Option<String>) -> Result<Option<String>, Refusal> {
         // Invisible format characters (bidirectional overrides, zero-width joiners...) would
         // let one name pass for another: they are dropped.
         let name: String = name
@@ -42,7 +43,7 @@ impl TableActor {
             .collect();
         let name = name.trim();
         if name.is_empty() {
-            return Ok("Anonymous".into());
+            return Ok(None);
         }
         if name.chars().count() > self.limits.name_max_chars || name.chars().any(char::is_control) {
             return Err(Refusal::new(
@@ -53,7 +54,7 @@ impl TableActor {
                 ),
             ));
         }
-        Ok(name.to_owned())
+        Ok(Some(name.to_owned()))
     }
 
     /// Seats change only between series (before the first game, or after a series is
@@ -126,7 +127,12 @@ impl TableActor {
 
     pub(super) async fn sit(&mut self, conn: ConnId, seat: Seat, name: Option<String>) -> Result<(), Refusal> {
         self.check_free(conn, seat)?;
-        let name = self.distinct_name(self.clean_name(name)?);
+        // A player who gives no name is called by the seat they take ("Player 1" in seat 0),
+        // so that two unnamed players are told apart.
+        let name = self
+            .clean_name(name)?
+            .unwrap_or_else(|| format!("Player {}", u16::from(seat) + 1));
+        let name = self.distinct_name(name);
         let key = self.player(conn);
         self.fill_seat(seat, Holder::Person { key, name }).await
     }

@@ -1,6 +1,9 @@
 // Bughouse: two chess boards side by side, each with a strip above and below for its players
-// (name, team, presence, clock, pocket); moves, drops, promotions and premoves by clicks.
+// (name, team, presence, clock, pocket); moves, drops, promotions and premoves by clicks, taps
+// or drag and drop. The page knows no chess rules: on each of its turns it asks the server for
+// the seat's legal moves (`legal_moves`) and marks the selected piece's targets from the answer.
 
+import { flipped } from "../flip.js";
 import { el, button } from "../dom.js";
 import { onPick } from "../input.js";
 import { letter } from "./square.js";
@@ -17,6 +20,11 @@ export function bughouse(page) {
   let sel = null;         // a selection on one board: {board, seat, colour, from} or {…, drop: "N"}
   let promo = null;       // a pawn move to the last rank waiting for its piece: {board, seat, uci}
   let ui = {};            // the panel's elements
+  // Legal moves per seat of ours, from the server: {key, moves: [uci…]} for the position `key`
+  // (the game and its board's FEN, pockets included), and the request under way {key, at}.
+  let legal = {};
+  let asked = {};
+  let drag = null;        // a piece being dragged (see dragging below)
 
   const other = (c) => (c === "white" ? "black" : "white");
   const otherBoard = (b) => (b === "A" ? "B" : "A");
@@ -38,6 +46,45 @@ export function bughouse(page) {
   }
   const uciText = (uci) => { const m = parseUci(uci); return !m ? "" : m.drop ? uci : `${m.from}-${m.to}${m.promo ? `=${m.promo.toUpperCase()}` : ""}`; };
 
+  // ---- legal moves (asked of the server once per position of each of our turns)
+
+  /** The position `seat` moves in: changes with every move on its board and every pocket change. */
+  const positionKey = (seat) => `${page.table.game_number}:${page.table.state[boardOf(seat)].fen}`;
+
+  /** Asks for the legal moves of each seat of ours that is to move, unless known or asked lately. */
+  function askLegalMoves() {
+    if (!playing()) return;
+    for (const seat of page.mySeats) {
+      if (!page.table.to_move.includes(seat)) continue;
+      const key = positionKey(seat);
+      if ((legal[seat] && legal[seat].key === key) || (asked[seat] && asked[seat].key === key && Date.now() - asked[seat].at < 1500)) continue;
+      // The answer echoes the key as `ref`; a request lost with its connection is asked again.
+      if (send({ type: "legal_moves", seat, ref: key }, true)) asked[seat] = { key, at: Date.now() };
+    }
+  }
+
+  /** The server's answer to `legal_moves` (table.js passes it on). */
+  function legalMoves(msg) {
+    if (typeof msg.ref !== "string" || !Array.isArray(msg.moves)) return;
+    legal[msg.seat] = { key: msg.ref, moves: msg.moves.map((m) => m.uci) };
+    if (asked[msg.seat] && asked[msg.seat].key === msg.ref) delete asked[msg.seat];
+    update();
+  }
+
+  /** The legal moves of the selection `s` now (UCI), or null when unknown (not our turn, not yet answered). */
+  function movesOf(s) {
+    if (!s || !playing() || !page.table.to_move.includes(s.seat)) return null;
+    const known = legal[s.seat];
+    if (!known || known.key !== positionKey(s.seat)) return null;
+    return known.moves.filter((uci) => (s.drop ? uci.startsWith(`${s.drop}@`) : uci.startsWith(s.from)));
+  }
+
+  /** The squares the selection may go to now, or null when unknown. */
+  function targetsOf(s) {
+    const moves = movesOf(s);
+    return moves && new Set(moves.map((uci) => parseUci(uci).to));
+  }
+
   /** A piece glyph; `letter` is a FEN letter (upper case white). */
   function glyph(letter, extra) {
     return el("span", `cp ${pieceColour(letter)}${extra ? ` ${extra}` : ""}`, `${GLYPH[letter.toLowerCase()]}\uFE0E`);
@@ -46,11 +93,12 @@ export function bughouse(page) {
   /**
    * Where the viewer sits: a player sees their own board from their side and the other board
    * from their partner's side (the opposite colour at the bottom), their own board first.
-   * Spectators see A from white and B from black.
+   * Spectators see A from white and B from black. "Flip board" (flip.js) turns both round.
    */
   function viewpoint() {
     const me = page.mySeats.length ? roleOf(page.mySeats[0]) : "";
-    const aBottom = me === "A-black" || me === "B-white" ? "black" : "white";
+    const seated = me === "A-black" || me === "B-white" ? "black" : "white";
+    const aBottom = flipped() ? other(seated) : seated;
     const first = me.startsWith("B") ? "B" : "A";
     return { bottom: { A: aBottom, B: other(aBottom) }, first, own: me ? me.charAt(0) : "" };
   }
@@ -102,6 +150,15 @@ export function bughouse(page) {
       row.append(col);
       parts[b] = { title, top, bottom, squares, bottomColour: view.bottom[b] };
     }
+    row.addEventListener("pointerdown", press);
+    // The click the browser sends after a drag belongs to the drag, not to a pick.
+    row.addEventListener("click", (event) => {
+      if (!swallowClick) return;
+      swallowClick = false;
+      event.stopPropagation();
+      event.preventDefault();
+    }, true);
+    row.addEventListener("dragstart", (event) => event.preventDefault()); // no native drag of glyphs
     area.append(row);
   }
 
@@ -109,6 +166,8 @@ export function bughouse(page) {
     area = boardArea;
     layout = "";
     sel = promo = null;
+    legal = {};
+    asked = {};
     buildBoards();
     ui.panel = panel;
     ui.help = el("p", "muted");
@@ -137,14 +196,18 @@ export function bughouse(page) {
     const colour = pieceColour(piece);
     const ownPiece = colour !== null && isMine(seatOf(board, colour));
     const select = () => { sel = { board, seat: seatOf(board, colour), colour, from: sq }; };
+    // On our turn the server's list says where the selection may go: another square only
+    // deselects. Out of turn (a premove) or before the list arrives, the server judges.
+    const targets = targetsOf(sel);
     if (sel && sel.board === board && sel.drop) {
       // A pocket piece is chosen: an empty square drops it; one of ours selects that piece instead.
-      if (piece === ".") return submit(sel.seat, `${sel.drop}@${sq}`);
+      if (piece === "." && (!targets || targets.has(sq))) return submit(sel.seat, `${sel.drop}@${sq}`);
       if (ownPiece) select();
       else sel = null;
     } else if (sel && sel.board === board) {
       if (sq === sel.from) sel = null;             // click again: deselect
       else if (colour === sel.colour) select();    // another of ours: select that one instead
+      else if (targets && !targets.has(sq)) sel = null;
       else {
         // Any other square: send it (the server explains an illegal move); a pawn reaching
         // the last rank first asks for its piece.
@@ -174,6 +237,128 @@ export function bughouse(page) {
     update();
   }
 
+  // ---- dragging: a piece, or a pocket piece, follows the pointer (mouse, finger or pen)
+
+  const DRAG_START = 6;    // CSS pixels the pointer moves, pressed, before a press becomes a drag
+  let swallowClick = false;
+
+  /**
+   * What a press on `target` picks up: one of our pieces on its square, or one of our pocket
+   * pieces, as a selection with its element; null for anything else.
+   */
+  function grabbed(target) {
+    if (!playing()) return null;
+    const sq = target.closest(".chessboard .sq");
+    if (sq) {
+      const board = sq.closest(".bh-col").dataset.board;
+      const piece = pieceAt(board, sq.dataset.sq);
+      const colour = pieceColour(piece);
+      const seat = colour ? seatOf(board, colour) : -1;
+      return colour && isMine(seat) ? { board, seat, colour, from: sq.dataset.sq, piece } : null;
+    }
+    const pk = target.closest(".pk.usable");
+    if (!pk) return null;
+    const { board, colour, piece } = pk.dataset;
+    const seat = seatOf(board, colour);
+    return isMine(seat) ? { board, seat, colour, drop: piece, piece: colour === "white" ? piece : piece.toLowerCase() } : null;
+  }
+
+  /** A press on a piece of ours: a drag if the pointer moves far enough, otherwise a click. */
+  function press(event) {
+    if (drag || !event.isPrimary || (event.pointerType === "mouse" && event.button !== 0)) return;
+    const grab = grabbed(event.target);
+    if (!grab) return;
+    if (event.pointerType === "mouse") event.preventDefault(); // no text selection while dragging
+    drag = { ...grab, id: event.pointerId, x: event.clientX, y: event.clientY, started: false, ghost: null, over: null };
+    // A finger's pointer is captured by what it touched: release it, so the square under
+    // the finger can be found.
+    if (event.target.hasPointerCapture && event.target.hasPointerCapture(event.pointerId)) event.target.releasePointerCapture(event.pointerId);
+    window.addEventListener("pointermove", dragMove, { passive: false });
+    window.addEventListener("pointerup", dragEnd);
+    window.addEventListener("pointercancel", dragCancel);
+    window.addEventListener("keydown", dragEscape);
+  }
+
+  /** The square of the dragged piece's board under the point, or null. */
+  function squareAt(x, y) {
+    const hit = document.elementFromPoint(x, y);
+    const sq = hit && hit.closest(".sq");
+    return sq && sq.closest(`#board-${drag.board}`) ? sq : null;
+  }
+
+  function dragMove(event) {
+    if (!drag || event.pointerId !== drag.id) return;
+    if (!drag.started) {
+      if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < DRAG_START) return;
+      // The drag begins: the piece is selected (its legal targets show) and a copy follows.
+      drag.started = true;
+      promo = null;
+      sel = drag.drop ? { board: drag.board, seat: drag.seat, colour: drag.colour, drop: drag.drop }
+        : { board: drag.board, seat: drag.seat, colour: drag.colour, from: drag.from };
+      drag.ghost = el("div", "bh-ghost");
+      drag.ghost.setAttribute("aria-hidden", "true");
+      drag.ghost.style.setProperty("--cell", `${parts[drag.board].squares.a1.getBoundingClientRect().width}px`);
+      drag.ghost.append(glyph(drag.piece));
+      document.body.append(drag.ghost);
+      document.body.classList.add("bh-dragging");
+      update();
+    }
+    event.preventDefault();
+    drag.ghost.style.setProperty("left", `${event.clientX}px`);
+    drag.ghost.style.setProperty("top", `${event.clientY}px`);
+    const over = squareAt(event.clientX, event.clientY);
+    if (over !== drag.over) {
+      if (drag.over) drag.over.classList.remove("bh-drag-over");
+      if (over) over.classList.add("bh-drag-over");
+      drag.over = over;
+    }
+  }
+
+  /** Ends the press or drag (listeners, copy, marks) and returns it. */
+  function endDrag() {
+    const ended = drag;
+    drag = null;
+    window.removeEventListener("pointermove", dragMove);
+    window.removeEventListener("pointerup", dragEnd);
+    window.removeEventListener("pointercancel", dragCancel);
+    window.removeEventListener("keydown", dragEscape);
+    if (ended && ended.started) {
+      ended.ghost.remove();
+      if (ended.over) ended.over.classList.remove("bh-drag-over");
+      document.body.classList.remove("bh-dragging");
+      swallowClick = true;
+      setTimeout(() => { swallowClick = false; }, 0);
+    }
+    return ended;
+  }
+
+  /** Released: over a square of its board the piece goes there (as a click would send it); elsewhere the drag is cancelled. */
+  function dragEnd(event) {
+    if (!drag || event.pointerId !== drag.id) return;
+    const target = drag.started ? squareAt(event.clientX, event.clientY) : null;
+    const ended = endDrag();
+    if (!ended.started) return; // a press without a drag: the click that follows is a pick
+    const sq = target && target.dataset.sq;
+    if (!sq || !sel) sel = null;                                       // off the board (or the piece was taken)
+    else if (sq === ended.from) { /* back on its square: it stays selected, a click then moves it */ }
+    else if (pieceColour(pieceAt(ended.board, sq)) === ended.colour) sel = null; // onto one of ours
+    else return click(ended.board, sq);
+    update();
+  }
+
+  function dragCancel(event) {
+    if (!drag || event.pointerId !== drag.id) return;
+    if (endDrag().started) sel = null;
+    update();
+  }
+
+  function dragEscape(event) {
+    if (event.key !== "Escape" || !drag || !drag.started) return;
+    endDrag();
+    sel = null;
+    update();
+  }
+
   // ---- drawing
 
   function renderTitle(b) {
@@ -192,21 +377,25 @@ export function bughouse(page) {
     const info = page.table.seats[seat] || {};
     const toMove = playing() && page.table.to_move.includes(seat);
     node.className = `bh-strip${toMove ? " to-move" : ""}${isMine(seat) ? " you" : ""}`;
-    node.replaceChildren(roleBadge(`${b}-${colour}`));
-    node.append(el("span", info.player ? "name" : "name muted", info.player ? info.player.name : "Free seat"));
-    if (isMine(seat)) node.append(el("span", "badge", "you"));
-    node.append(el("span", `team-tag t${teamOf(seat)}`, `team ${teamOf(seat)}`));
+    // One line that never wraps (the name and the away label give way, the clock never), so
+    // that a player going away does not make the strip taller and the board jump.
+    const line = el("div", "bh-line");
+    node.replaceChildren(line);
+    line.append(roleBadge(`${b}-${colour}`));
+    line.append(el("span", info.player ? "name" : "name muted", info.player ? info.player.name : "Free seat"));
+    if (isMine(seat)) line.append(el("span", "badge", "you"));
+    line.append(el("span", `team-tag t${teamOf(seat)}`, `team ${teamOf(seat)}`));
     if (info.player && !info.player.connected) {
-      const presence = el("span", "presence off", "away");
-      if (awayCounting(seat)) presence.dataset.away = seat; // counted down by tick()
-      node.append(presence);
+      const presence = el("span", "presence off compact", "away");
+      if (awayCounting(seat)) presence.dataset.away = seat; // counted down by tick(), as "away 0:42"
+      line.append(presence);
     }
-    if (playing() && st.waiting && st.turn === colour) node.append(el("span", "bh-wait", "waiting — no move"));
+    if (playing() && st.waiting && st.turn === colour) line.append(el("span", "bh-wait", "waiting — no move"));
     if (timed()) {
       const clock = el("span", "clock", "");
       clock.dataset.seat = seat;
       clock.setAttribute("aria-label", `clock of ${b}-${colour}`);
-      node.append(clock);
+      line.append(clock);
     }
     // The pocket: one button per kind of piece, with its count; ours are clickable.
     const pocket = el("div", "pocket");
@@ -217,14 +406,16 @@ export function bughouse(page) {
       const fen = colour === "white" ? kind.toUpperCase() : kind;
       const count = [...held].filter((ch) => ch === fen).length;
       if (count === 0) continue;
-      const pk = el("button", `pk${usable ? " usable" : ""}`);
+      const pk = el("button", `pk${usable ? " usable bh-grab" : ""}`);
       pk.type = "button";
       pk.dataset.piece = kind.toUpperCase();
+      pk.dataset.board = b;
+      pk.dataset.colour = colour;
       pk.append(glyph(fen), el("span", "n", `×${count}`));
       pk.disabled = !usable;
       pk.setAttribute("aria-pressed", String(Boolean(sel && sel.board === b && sel.drop === kind.toUpperCase())));
       pk.setAttribute("aria-label", `${count} ${NAMES[kind]}${count === 1 ? "" : "s"} in ${colour}'s pocket` +
-        (usable ? ": click, then an empty square, to drop one" : ""));
+        (usable ? ": click, then an empty square, or drag it there, to drop one" : ""));
       pk.addEventListener("click", () => pickDrop(b, seat, colour, kind.toUpperCase()));
       pocket.append(pk);
     }
@@ -237,6 +428,8 @@ export function bughouse(page) {
     const pm = page.premove && playing() && boardOf(page.premove.seat) === b ? parseUci(page.premove.move.uci) || {} : {};
     const king = st.check ? (st.turn === "white" ? "K" : "k") : null;
     const chosen = sel && sel.board === b ? sel : {};
+    const targets = (sel && sel.board === b && targetsOf(sel)) || new Set();
+    const grabbable = playing() && page.mySeats.some((s) => boardOf(s) === b);
     for (const [name, sq] of Object.entries(parts[b].squares)) {
       const piece = pieceAt(b, name);
       sq.replaceChildren();
@@ -252,8 +445,11 @@ export function bughouse(page) {
       sq.classList.toggle("check", inCheck);
       sq.classList.toggle("pm-from", name === pm.from);
       sq.classList.toggle("pm-to", name === pm.to);
+      sq.classList.toggle("hint", targets.has(name));
+      sq.classList.toggle("bh-grab", grabbable && piece !== "." && isMine(seatOf(b, pieceColour(piece))));
+      sq.classList.toggle("bh-drag-from", Boolean(drag && drag.started && drag.board === b && drag.from === name));
       const what = piece === "." ? "empty" : `${pieceColour(piece)} ${NAMES[piece.toLowerCase()]}`;
-      sq.setAttribute("aria-label", `${b} ${name}, ${what}` + (name === chosen.from ? ", selected" : "") +
+      sq.setAttribute("aria-label", `${b} ${name}, ${what}` + (name === chosen.from ? ", selected" : "") + (targets.has(name) ? ", legal target" : "") +
         (name === last.to ? ", last move" : "") + (inCheck ? ", in check" : "") + (name === pm.to ? ", your premove" : ""));
     }
   }
@@ -277,9 +473,10 @@ export function bughouse(page) {
     let help = "";
     if (playing() && page.mySeats.length) {
       const mine = myTurnSeat() !== undefined;
-      if (sel && sel.drop) help = `Click an empty square on board ${sel.board} to drop the ${NAMES[sel.drop.toLowerCase()]}${mine ? "" : " (as a premove)"}.`;
-      else if (sel) help = `Click where the piece on ${sel.from} goes${mine ? "" : " (as a premove)"}.`;
-      else help = mine ? "Your move: click a piece, then its square; or a pocket piece, then an empty square."
+      const none = mine && sel && targetsOf(sel) && targetsOf(sel).size === 0 ? " It has no legal move now." : "";
+      if (sel && sel.drop) help = `Click an empty square on board ${sel.board} to drop the ${NAMES[sel.drop.toLowerCase()]}${mine ? "" : " (as a premove)"}.${none}`;
+      else if (sel) help = `Click where the piece on ${sel.from} goes${mine ? " (the dots show where it may)" : " (as a premove)"}.${none}`;
+      else help = mine ? "Your move: click a piece, then its square, or drag it there; the same with a pocket piece onto an empty square."
         : "Not your turn: a move or drop now is queued as a premove, played the instant it is your turn.";
     }
     ui.help.textContent = help;
@@ -288,8 +485,14 @@ export function bughouse(page) {
   }
 
   function update() {
-    if (JSON.stringify(viewpoint()) !== layout) buildBoards();
-    if (!playing()) sel = promo = null;
+    if (JSON.stringify(viewpoint()) !== layout) {
+      if (drag) endDrag();
+      buildBoards();
+    }
+    if (!playing()) {
+      sel = promo = null;
+      if (drag) endDrag();
+    }
     // A selection that no longer fits (the piece was taken, the pocket emptied) is dropped.
     if (sel && sel.from && pieceColour(pieceAt(sel.board, sel.from)) !== sel.colour) sel = null;
     if (sel && sel.drop) {
@@ -304,6 +507,7 @@ export function bughouse(page) {
       renderBoard(b);
     }
     renderPanel();
+    askLegalMoves();
   }
 
   /** Both boards' turns, e.g. "Board A: your move · Board B: Dee (B-black) to move." */
@@ -373,5 +577,6 @@ export function bughouse(page) {
     moveText: (move) => `${page.premove ? `board ${boardOf(page.premove.seat)}, ` : ""}${uciText(move.uci)}`,
     build,
     update,
+    legalMoves,
   };
 }

@@ -1,5 +1,8 @@
 // Gomoku: a grid of buttons on the intersections, coordinates on all four sides; the last move,
-// winning lines and our premove marked; the arrow keys move between cells.
+// winning lines and our premove marked; the arrow keys move between cells. On a touch screen a
+// tap chooses a point (marked, and shown magnified in a loupe) and a second tap on it places
+// the stone, so that a player can review the choice first (shared/rules: points are 17 px
+// wide on a phone's 19 × 19 board); a mouse click or a key plays at once.
 
 import { el } from "../dom.js";
 import { onPick } from "../input.js";
@@ -11,6 +14,13 @@ export function gomoku(page) {
   let cells = [];      // the board's buttons, top row first
   let size = 0;
   let focusIndex = -1; // the one board cell in the tab order (arrow keys move it)
+  let pending = null;  // a point chosen by a tap, waiting for the confirming tap ("H8")
+  let loupe = null;    // the magnified neighbourhood of the pending point
+
+  /** A finger's or a pen's tap asks for review; a mouse click or a key (detail 0) plays at once. */
+  const coarse = matchMedia("(pointer: coarse)");
+  const reviewed = (event) => Boolean(event) && event.detail !== 0 && (event.pointerType === "touch" || event.pointerType === "pen" ||
+    (event.pointerType === undefined && coarse.matches));
 
   function setFocusIndex(index, focus) {
     if (cells[focusIndex]) cells[focusIndex].tabIndex = -1;
@@ -58,12 +68,21 @@ export function gomoku(page) {
     setFocusIndex(Math.floor(cells.length / 2), false);
 
     // Click a cell to play there; when it is not our turn, to queue (or cancel) a premove.
-    onPick(board, ".cell", "at", (at, cell) => {
-      setFocusIndex(cells.indexOf(cell), false);
-      moveOrPremove({ at });
-    });
+    // A tap (touch, pen) first chooses the point; a second tap on it plays.
+    onPick(board, ".cell", "at", (at, cell, event) => pick(at, cell, reviewed(event)));
+    loupe = el("div", "loupe");
+    loupe.hidden = true;
+    loupe.setAttribute("aria-hidden", "true"); // the status line says the same in words
+    // In the loupe a tap on the middle point confirms, a tap on another moves the choice there.
+    onPick(loupe, ".cell", "loupeAt", (at) => pick(at, cells.find((c) => c.dataset.at === at), true));
+    area.append(loupe);
     // Arrow keys move between cells; Enter or Space plays (the cells are buttons).
     board.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && pending) {
+        pending = null;
+        page.refreshStatus();
+        return update();
+      }
       const steps = { ArrowUp: -size, ArrowDown: size, ArrowLeft: -1, ArrowRight: 1 };
       if (!(event.key in steps) || focusIndex < 0) return;
       event.preventDefault();
@@ -74,12 +93,78 @@ export function gomoku(page) {
     });
   }
 
+  /** A click or tap on the point `at`: play there, or (`review`) choose it first. */
+  function pick(at, cell, review) {
+    if (!cell) return;
+    setFocusIndex(cells.indexOf(cell), false);
+    if (playing() && page.mySeats.length > 0 && cell.dataset.stone !== ".") {
+      // A taken point: refused here at once, for a premove too (the server would refuse it).
+      page.log(`${at} is taken: ${myTurnSeat() === undefined ? "a premove" : "a stone"} goes on an empty point.`);
+      cell.classList.remove("refused");
+      void cell.offsetWidth; // restart the animation
+      cell.classList.add("refused");
+      return;
+    }
+    if (review && playing() && page.mySeats.length > 0 && pending !== at) {
+      pending = at;
+      page.refreshStatus();
+      return update();
+    }
+    pending = null;
+    moveOrPremove({ at });
+    page.refreshStatus();
+    update();
+  }
+
+  /** The pending point's 5 × 5 neighbourhood, magnified, in the quarter of the board away from it. */
+  function showLoupe(stoneOf, seatRole) {
+    if (!pending) {
+      loupe.hidden = true;
+      return;
+    }
+    const index = cells.findIndex((c) => c.dataset.at === pending);
+    const [row, col] = [Math.floor(index / size), index % size];
+    const mini = el("div", "loupe-grid");
+    for (let r = row - 2; r <= row + 2; r += 1) {
+      for (let c = col - 2; c <= col + 2; c += 1) {
+        if (r < 0 || r >= size || c < 0 || c >= size) {
+          mini.append(el("span", "loupe-off"));
+          continue;
+        }
+        const source = cells[r * size + c];
+        const cell = el("button", source.className.replace(/\b(last|win|refused)\b/g, ""));
+        cell.type = "button";
+        cell.tabIndex = -1;
+        cell.dataset.loupeAt = source.dataset.at;
+        cell.dataset.stone = stoneOf(r, c);
+        cell.classList.toggle("last", source.classList.contains("last"));
+        if (source.dataset.at === pending) cell.dataset.pending = seatRole;
+        cell.append(el("span", "stone"));
+        mini.append(cell);
+      }
+    }
+    loupe.replaceChildren(el("p", "loupe-caption", `${pending}: tap again`), mini);
+    loupe.hidden = false;
+    // In the quarter of the board opposite the point, so that the point stays in sight.
+    const area = loupe.parentElement.getBoundingClientRect();
+    const b = grid.getBoundingClientRect();
+    const p = cells[index].getBoundingClientRect();
+    const [px, py] = [p.left + p.width / 2, p.top + p.height / 2];
+    const x = px < b.left + b.width / 2 ? b.right - loupe.offsetWidth - 6 : b.left + 6;
+    const y = py < b.top + b.height / 2 ? b.bottom - loupe.offsetHeight - 6 : b.top + 6;
+    loupe.style.setProperty("left", `${x - area.left}px`);
+    loupe.style.setProperty("top", `${y - area.top}px`);
+  }
+
   /** Stones, last move, winning lines and our premove from `page.table.state`; also the labels. */
   function update() {
     const state = page.table.state;
     const lines = (page.table.result && page.table.result.detail && page.table.result.detail.lines) || state.lines || [];
     const winning = new Set(lines.flat());
     const pre = page.premove && playing() ? page.premove.move.at : null;
+    // The chosen point lapses when the game ends or a stone lands on it.
+    const seat = myTurnSeat() ?? page.mySeats[0];
+    if (pending && (!playing() || seat === undefined || cells.some((c, i) => c.dataset.at === pending && state.board[Math.floor(i / size)][i % size] !== "."))) pending = null;
     cells.forEach((cell, i) => {
       const mark = state.board[Math.floor(i / size)][i % size];
       const at = cell.dataset.at;
@@ -89,9 +174,13 @@ export function gomoku(page) {
       cell.classList.toggle("win", winning.has(at));
       if (at === pre) cell.dataset.premove = roleOf(page.premove.seat);
       else delete cell.dataset.premove;
+      if (at === pending) cell.dataset.pending = roleOf(seat);
+      else delete cell.dataset.pending;
       cell.setAttribute("aria-label", `${at}, ${mark === "." ? "empty" : `${mark} (${colour(mark)})`}` +
-        (last ? ", last move" : "") + (winning.has(at) ? ", winning line" : "") + (at === pre ? ", your premove" : ""));
+        (last ? ", last move" : "") + (winning.has(at) ? ", winning line" : "") + (at === pre ? ", your premove" : "") +
+        (at === pending ? ", chosen: tap again to place" : ""));
     });
+    showLoupe((r, c) => state.board[r][c], seat === undefined ? "" : roleOf(seat));
     // A faint stone follows the pointer when it is our turn.
     const turn = myTurnSeat();
     grid.className = turn === undefined ? "" : `turn-${roleOf(turn)}`;
@@ -103,11 +192,14 @@ export function gomoku(page) {
     settingsText: (s) => `${s.board_size}×${s.board_size} · ${s.variant === "exact5" ? "exactly five" : "five or more"}` +
       ` · ${s.opening === "center" ? "centre opening" : "free opening"}`,
     statusHint(mine) {
+      if (pending) return ` Tap ${pending} again to ${mine === undefined ? "queue it as a premove" : "place your stone"}, or choose another point.`;
       if (page.table.state.move_count === 0 && page.table.settings.opening === "center") {
         const mid = Math.floor(size / 2);
         return ` The first stone goes in the centre, ${String.fromCharCode(65 + mid)}${mid + 1}.`;
       }
-      if (mine === undefined && page.mySeats.length) return " Click to queue a premove.";
+      const touch = coarse.matches;
+      if (mine === undefined && page.mySeats.length) return touch ? " Tap a point twice to queue a premove." : " Click to queue a premove.";
+      if (mine !== undefined && touch) return " Tap a point, then tap it again to place your stone.";
       return "";
     },
     moveText: (move) => move.at,

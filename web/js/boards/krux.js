@@ -1,7 +1,9 @@
 // Krux: a 7 × 7 board with the hole on d4, numbered pieces with ring colours, and a panel for
 // the turn: the ring choice, the click modes (step, push, pull, the ring's powers), end turn.
+// The piece in turn may also be dragged onto a square: a step, or a jump with the green ring.
 
 import { el, button } from "../dom.js";
+import { onDrag, markDraggable } from "../input.js";
 import { buildSquareBoard, letter } from "./square.js";
 
 /** The Krux board; `page` is what the table page shares with every board (see table.js). */
@@ -11,15 +13,16 @@ export function krux(page) {
   let mode = "step";   // what a click on the board does: one of the part kinds below
   let modeTurn = "";   // the turn the mode was chosen in (a new turn starts with the default)
   let ui = {};         // the panel's elements
+  let dragging = false; // the piece in turn is being dragged: its steps and jumps are the hints
 
   const RINGS = { blue: "carrier", green: "jumper", pink: "swapper" };
   const MODES = {
-    step: { label: "Step", field: "to", help: "click an adjacent empty square to step there" },
+    step: { label: "Step", field: "to", help: "click an adjacent empty square to step there, or drag the piece there" },
     push: { label: "Push", field: "target", help: "click a piece in the same row or column to push it away" },
     pull: { label: "Pull", field: "target", help: "click a piece in the same row or column to pull it closer" },
     pick_up: { label: "Pick up", field: "target", help: "click an adjacent piece to pick it up" },
     set_down: { label: "Set down", field: "to", help: "click an adjacent empty square (or the hole) to set the piece down" },
-    jump: { label: "Jump", field: "to", help: "click an empty square within 3 steps to jump there" },
+    jump: { label: "Jump", field: "to", help: "click an empty square within 3 steps to jump there, or drag the piece there" },
     swap: { label: "Swap", field: "target", help: "click a piece within 5 steps to swap places with it" },
   };
   const POWERS = { blue: ["pick_up", "set_down"], green: ["jump"], pink: ["swap"] };
@@ -44,8 +47,8 @@ export function krux(page) {
     return JSON.stringify(part);
   }
 
-  /** The squares a click may usefully name in the current mode (a hint; the server decides). */
-  function targets() {
+  /** The squares a click may usefully name in `mode` (a hint; the server decides). */
+  function targets(mode) {
     const turn = page.table.state.turn;
     if (!turn.available.includes(mode)) return [];
     const piece = page.table.state.pieces[turn.piece - 1];
@@ -84,6 +87,25 @@ export function krux(page) {
     play(actingSeat(), { part: mode, [MODES[mode].field]: sq });
   }
 
+  /** The kinds of part a drag of the piece in turn may be: a step, or a jump. */
+  const DRAG_MODES = ["step", "jump"];
+
+  /** Whether the piece on `sq` may be dragged: the piece in turn, on our turn, able to step or jump. */
+  function canDrag(sq) {
+    if (!playing() || myTurnSeat() === undefined) return false;
+    const state = page.table.state;
+    const turn = state.turn;
+    const piece = state.pieces[turn.piece - 1];
+    return Boolean(piece) && piece.square === sq && !turn.must_choose_ring && DRAG_MODES.some((m) => turn.available.includes(m));
+  }
+
+  /** A drop of the piece in turn on `to`: a step when it is one, else a jump (the server decides). */
+  function dropOn(to) {
+    const available = DRAG_MODES.filter((m) => page.table.state.turn.available.includes(m));
+    const kind = available.find((m) => targets(m).includes(to)) || available[0];
+    if (kind) play(actingSeat(), { part: kind, to });
+  }
+
   function part(move) {
     if (playing() && page.mySeats.length) play(actingSeat(), move);
   }
@@ -92,6 +114,16 @@ export function krux(page) {
     squares = buildSquareBoard(area, "krux-board", 7, false, click);
     squares.d4.classList.add("hole");
     squares.d4.disabled = true;
+    onDrag(area.querySelector("#krux-board"), ".sq", "sq", {
+      canDrag,
+      start() { dragging = true; update(); },
+      drop(sq, to) {
+        dragging = false;
+        if (to !== sq && canDrag(sq)) dropOn(to);
+        update();
+      },
+      cancel() { dragging = false; update(); },
+    });
     ui.facts = el("p", "krux-facts");
     ui.parts = el("p", "muted");
     ui.rings = el("div", "buttons");
@@ -113,8 +145,13 @@ export function krux(page) {
     const defaultMode = turn.carrying ? "set_down" : ["step", "push", "pull", "jump", "swap", "pick_up"].find((m) => turn.available.includes(m)) || "step";
     if (key !== modeTurn || !turn.available.includes(mode)) [mode, modeTurn] = [defaultMode, key];
 
-    // The board: pieces with their ring colours, the piece in turn, the hint squares.
-    const hints = new Set(mine ? targets() : []);
+    // The board: pieces with their ring colours, the piece in turn, the hint squares, and
+    // the squares the turn being played (or else the last turn) touched: where a piece went
+    // (`to`) more strongly than a piece acted on (`target`).
+    const hints = new Set(!mine ? [] : dragging ? DRAG_MODES.flatMap(targets) : targets(mode));
+    const marked = turn.parts.length ? turn.parts : state.last_turn;
+    const wentTo = new Set(marked.map((p) => p.to).filter(Boolean));
+    const actedOn = new Set(marked.map((p) => p.target).filter(Boolean));
     const pieceAt = {};
     for (const p of state.pieces) pieceAt[p.square] = p;
     for (const [name, sq] of Object.entries(squares)) {
@@ -127,9 +164,14 @@ export function krux(page) {
       }
       sq.classList.toggle("occupied", Boolean(p));
       sq.classList.toggle("hint", hints.has(name));
+      sq.classList.toggle("last-to", wentTo.has(name));
+      sq.classList.toggle("last-from", actedOn.has(name) && !wentTo.has(name));
       sq.setAttribute("aria-label", name === "d4" ? "d4, the hole" : `${name}, ` +
-        (p ? `piece ${p.number} (${p.colour}${p.ring ? `, ${p.ring} ring` : ""})` : "empty") + (hints.has(name) ? ", possible target" : ""));
+        (p ? `piece ${p.number} (${p.colour}${p.ring ? `, ${p.ring} ring` : ""})` : "empty") + (hints.has(name) ? ", possible target" : "")
+        + (wentTo.has(name) || actedOn.has(name) ? ", part of the last turn" : ""));
     }
+
+    markDraggable(squares, canDrag);
 
     // The turn: what the piece in turn may still do.
     ui.facts.replaceChildren();

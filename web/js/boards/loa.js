@@ -1,7 +1,9 @@
-// Lines of Action: an 8 × 8 board; click a piece, then where it goes. The legal destinations
-// are computed here as hints; the server decides. A pass button for a side with no move.
+// Lines of Action: an 8 × 8 board; click a piece, then where it goes, or drag it there. The
+// legal destinations are computed here as hints; the server decides. A pass button for a side
+// with no move.
 
 import { el, button } from "../dom.js";
+import { onDrag, markDraggable } from "../input.js";
 import { buildSquareBoard, letter } from "./square.js";
 
 /** The Lines of Action board; `page` is what the table page shares with every board (see table.js). */
@@ -66,9 +68,24 @@ export function linesOfAction(page) {
     update();
   }
 
+  /** Whether the piece on `sq` may be dragged: one of ours, while we play (a premove too). */
+  const canDrag = (sq) => playing() && page.mySeats.length > 0 && at(sq) === mySide();
+
   function build(area, panel) {
     squares = buildSquareBoard(area, "loa-board", 8, true, click);
     from = null;
+    // Drag a piece to where it goes: the same move as two clicks; a drop off the board cancels.
+    onDrag(area.querySelector("#loa-board"), ".sq", "sq", {
+      canDrag,
+      start(sq) { from = sq; update(); },
+      drop(sq, to) {
+        if (to === sq || !canDrag(sq)) return update(); // back where it was: stays selected
+        from = null;
+        moveOrPremove({ from: sq, to });
+        update();
+      },
+      cancel() { from = null; update(); },
+    });
     const row = el("div", "buttons");
     passButton = button("Pass", "Pass (only when you have no move)", () => moveOrPremove({ pass: true }), "secondary");
     row.append(passButton, el("span", "muted", ""));
@@ -99,6 +116,7 @@ export function linesOfAction(page) {
       sq.setAttribute("aria-label", `${name}, ${piece === "b" ? "black" : piece === "w" ? "white" : "empty"}` +
         (name === from ? ", selected" : "") + (hints.has(name) ? ", legal destination" : "") + (name === last.to ? ", last move" : ""));
     }
+    markDraggable(squares, canDrag);
     // The pass button: for players in a game; marked when we have no move (then it is the only one).
     const mine = myTurnSeat() !== undefined;
     passButton.hidden = !canAct;
@@ -113,8 +131,8 @@ export function linesOfAction(page) {
     settingsText: (s) => (s.simultaneous === "mover-wins" ? "connecting both sides wins for the mover" : "connecting both sides draws") +
       (s.start_position ? " · custom start" : ""),
     statusHint(mine) {
-      if (mine !== undefined) return from ? ` Now click where ${from} goes.` : " Click a piece, then where it goes.";
-      if (playing() && page.mySeats.length) return " Click a piece, then a square, to queue a premove.";
+      if (mine !== undefined) return from ? ` Now click where ${from} goes.` : " Drag a piece, or click it and then where it goes.";
+      if (playing() && page.mySeats.length) return " Drag a piece (or click it, then a square) to queue a premove.";
       return "";
     },
     moveText: (move) => (move.pass ? "pass" : `${move.from}-${move.to}`),

@@ -1,0 +1,77 @@
+//! Queries on chat: every line said at a table, stored before it is announced, and the
+//! recent ones read back when a table is rebuilt (`table::chat_log` keeps them in memory).
+
+use super::{Store, StoreError};
+
+/// A chat line to store.
+#[derive(Debug, Clone)]
+pub struct ChatRecord<'a> {
+    pub seat: u8,
+    pub name: &'a str,
+    pub text: &'a str,
+    /// `None` for table chat; the team's number for team chat.
+    pub team: Option<u8>,
+    /// Team chat: the keys of the team's people, who alone may read it again.
+    pub audience: &'a [Vec<u8>],
+}
+
+/// A stored chat line, as read back.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct ChatRow {
+    /// The order lines were said in (across channels).
+    pub id: i64,
+    pub seat: i16,
+    pub name: String,
+    pub text: String,
+    pub team: Option<i16>,
+    /// Team chat: the keys of the people who may read it; empty for table chat.
+    pub audience: Option<Vec<Vec<u8>>>,
+}
+
+impl Store {
+    /// Stores one chat line of a table.
+    pub async fn append_chat(&self, table_id: &str, line: &ChatRecord<'_>) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("append_chat");
+        sqlx::query(
+            "INSERT INTO chat_messages (table_id, seat, name, text, team, audience) VALUES ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(table_id)
+        .bind(i16::from(line.seat))
+        .bind(line.name)
+        .bind(line.text)
+        .bind(line.team.map(i16::from))
+        .bind(line.team.map(|_| line.audience))
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The last `limit` lines of one channel of a table (`team`: `None` for table chat),
+    /// oldest first.
+    pub async fn recent_chat(
+        &self,
+        table_id: &str,
+        team: Option<u8>,
+        limit: usize,
+    ) -> Result<Vec<ChatRow>, StoreError> {
+        let limit = i64::try_from(limit).unwrap_or(i64::MAX);
+        let query = match team {
+            None => sqlx::query_as::<_, ChatRow>(
+                "SELECT id, seat, name, text, team, audience FROM chat_messages
+                  WHERE table_id = $1 AND team IS NULL ORDER BY id DESC LIMIT $2",
+            )
+            .bind(table_id)
+            .bind(limit),
+            Some(team) => sqlx::query_as::<_, ChatRow>(
+                "SELECT id, seat, name, text, team, audience FROM chat_messages
+                  WHERE table_id = $1 AND team = $3 ORDER BY id DESC LIMIT $2",
+            )
+            .bind(table_id)
+            .bind(limit)
+            .bind(i16::from(team)),
+        };
+        let mut rows = query.fetch_all(self.pool()).await?;
+        rows.reverse();
+        Ok(rows)
+    }
+}

@@ -146,6 +146,29 @@ async function sit(page, name, role) {
 /** Waits until it is this page's turn. */
 const myTurn = (page) => until(page, () => document.getElementById("turn").classList.contains("mine"));
 
+/** The middle of the element `selector` on `page`, in page pixels. */
+async function centre(page, selector) {
+  const box = await page.locator(selector).boundingBox();
+  check(box, `${selector} is shown`);
+  return [box.x + box.width / 2, box.y + box.height / 2];
+}
+
+/**
+ * Drags with the mouse from the element `from` to the element `to` (a selector, or a function
+ * called once the drag has begun, which returns it); `during(page)` runs mid-drag.
+ */
+async function drag(page, from, to, during = async () => {}) {
+  const [x, y] = await centre(page, from);
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + 12, y + 12, { steps: 3 }); // past the 6 px that tell a drag from a click
+  await during(page);
+  const target = typeof to === "function" ? await to(page) : to;
+  const [tx, ty] = await centre(page, target);
+  await page.mouse.move(tx, ty, { steps: 8 });
+  await page.mouse.up();
+}
+
 /**
  * A new `game` table (seats chosen) with two players on pages of their own, Ann in the seat of
  * `first` and Bo in that of `second`; waits until the game has started for Ann.
@@ -250,7 +273,7 @@ async function gomoku(s) {
 
 /**
  * Lines of Action: a move by two clicks (a piece, then one of the destinations the page
- * dots), answered by the opponent. Drag and drop does not exist in the client yet.
+ * dots), answered by the opponent with drag and drop (the destinations dotted mid-drag).
  */
 async function linesOfAction(s) {
   const [black, white] = await twoSeated(s, "lines-of-action", ["black", "white"]);
@@ -265,9 +288,11 @@ async function linesOfAction(s) {
     return at("b3") === "b" && at("b1") === undefined;
   });
   await myTurn(white);
-  await white.click('#loa-board .sq[data-sq="a2"]');
-  const to = await white.$eval("#loa-board .sq.hint", (q) => q.dataset.sq);
-  await white.click(`#loa-board .sq[data-sq="${to}"]`);
+  let to = null;
+  await drag(white, '#loa-board .sq[data-sq="a2"]', async () => `#loa-board .sq[data-sq="${to}"]`, async () => {
+    await until(white, () => document.querySelector("#loa-board .sq.drag-from") && document.querySelector("#loa-board .sq.hint"));
+    to = await white.$eval("#loa-board .sq.hint", (q) => q.dataset.sq);
+  });
   await until(black, (to) => document.querySelector(`#loa-board .sq[data-sq="${to}"]`).dataset.piece === "w", to);
   await until(black, () => document.querySelector('#loa-board .sq[data-sq="a2"]').dataset.piece === undefined);
   await myTurn(black);
@@ -304,8 +329,9 @@ async function krux(s) {
 }
 
 /**
- * Bughouse with four players: A-white takes a pawn on board A; it appears in the partner's
- * (B-black's) pocket on board B, and B-black drops it there.
+ * Bughouse with four players: A-white takes a pawn on board A (by drag and drop); it appears
+ * in the partner's (B-black's) pocket on board B; chosen there, its legal drops are dotted
+ * (the server's answer), and B-black drags it onto d5.
  */
 async function bughouse(s) {
   const id = await createTable("bughouse", { seating: "chosen", time_control: { kind: "sudden_death", base_seconds: 300 } });
@@ -329,7 +355,7 @@ async function bughouse(s) {
   await pieceOn(bo, "A", "e4", "white");
   await move(bo, "A", "d7", "d5");
   await pieceOn(ann, "A", "d5", "black");
-  await move(ann, "A", "e4", "d5"); // takes the pawn: it goes to Dee, Ann's partner
+  await drag(ann, '#board-A .sq[data-sq="e4"]', '#board-A .sq[data-sq="d5"]'); // takes the pawn: it goes to Dee, Ann's partner
   await pieceOn(dee, "A", "d5", "white");
   const pawn = '.pocket[aria-label="B-black\'s pocket"] button.pk[data-piece="P"]';
   await until(dee, (pawn) => { const pk = document.querySelector(pawn); return pk && !pk.disabled; }, pawn);
@@ -340,8 +366,12 @@ async function bughouse(s) {
   await until(dee, () => /Board B: your move/.test(document.getElementById("turn").textContent));
   await dee.click(pawn);
   await until(dee, (pawn) => document.querySelector(pawn).getAttribute("aria-pressed") === "true", pawn);
-  await s.docShot(dee, "bughouse"); // the pawn from board A chosen in Dee's pocket
-  await dee.click('#board-B .sq[data-sq="d5"]');
+  await until(dee, () => document.querySelector('#board-B .sq.hint[data-sq="d5"]'));
+  const drops = await dee.$$eval("#board-B .sq.hint", (sqs) => sqs.map((q) => q.dataset.sq));
+  // Every empty square but those of ranks 1 and 8: e2 and ranks 3–6 less e4, after 1. e4.
+  check(drops.length === 32 && drops.every((sq) => /[2-7]$/.test(sq)), `a pawn may drop on the 32 empty squares of ranks 2–7: ${drops}`);
+  await s.docShot(dee, "bughouse"); // the pawn from board A chosen in Dee's pocket, its drops dotted
+  await drag(dee, pawn, '#board-B .sq[data-sq="d5"]');
   for (const page of [ann, bo, cy, dee]) await pieceOn(page, "B", "d5", "black");
   await until(dee, (pawn) => !document.querySelector(pawn), pawn);
   await until(cy, () => /Board B: your move/.test(document.getElementById("turn").textContent));
@@ -367,14 +397,16 @@ async function reload(s) {
 }
 
 /**
- * A phone (390 × 844, touch): play the computer from the home page and tap a move; the board
- * fits the screen's width.
+ * A phone (390 × 844, touch): play the computer with a clock from the home page; the board
+ * and both players' clocks are in view; a tap chooses a point (shown in a loupe) and a second
+ * tap places the stone; the board fits the screen's width.
  */
 async function phone(s) {
   const p = await s.player("phone", { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
   await p.goto(`${BASE}/`);
   await p.check('input[name="opponent"][value="computer"]');
   await p.check('input[name="strength"][value="random"]');
+  await p.check('input[name="tc"][value="sudden_death"]');
   await Promise.all([p.waitForURL(/\/t\//), p.tap("#create-button")]);
   await until(p, () => document.querySelector("#seats .badge") && document.querySelector("#board .cell"));
   await myTurn(p);
@@ -383,17 +415,35 @@ async function phone(s) {
   // The centre, or the first free point around it.
   const at = await p.evaluate(() => ["H8", "H9", "I8", "G8", "H7", "I9", "G7"].find((c) =>
     document.querySelector(`#board .cell[data-at="${c}"]`).dataset.stone === "."));
-  // One tap plays; should the page ask for a confirming second tap on a phone (to review
-  // the point first), the second tap confirms.
-  const played = (timeout) => p.waitForFunction((at) =>
-    document.querySelector(`#board .cell[data-at="${at}"]`).dataset.stone !== ".", at, { timeout });
-  await p.tap(`#board .cell[data-at="${at}"]`);
-  if (!(await played(1500).then(() => true, () => false))) {
-    await p.tap(`#board .cell[data-at="${at}"]`);
-    await played(WAIT_MS);
+  // The status line, the board and both clocks are on the screen together.
+  const inView = () => p.evaluate(() => ({
+    scrollY: Math.round(scrollY), innerHeight,
+    ...Object.fromEntries(["turn", "board", "bar-top", "bar-bottom"].map((id) => {
+      const box = document.getElementById(id).getBoundingClientRect();
+      return [id, [Math.round(box.top), Math.round(box.bottom)]];
+    })),
+    clocks: document.querySelectorAll("#bar-top .clock, #bar-bottom .clock").length,
+  }));
+  const allInView = (v) => v.clocks === 2 &&
+    ["turn", "board", "bar-top", "bar-bottom"].every((id) => v[id][1] > v[id][0] && v[id][0] >= 0 && v[id][1] <= v.innerHeight);
+  /** Waits (a while: the page may be scrolling smoothly) for all of them to be in view. */
+  async function checkInView(when) {
+    let view = await inView();
+    for (const deadline = Date.now() + 3000; !allInView(view) && Date.now() < deadline; view = await inView()) await p.waitForTimeout(100);
+    check(allInView(view), `${when}, the status line, the board and both clocks are in view: ${JSON.stringify(view)}`);
   }
+  await checkInView("at the start");
+  await s.shot(p, "clocks-in-view");
+  // The first tap only chooses the point: a loupe shows it and the status line asks again.
+  await p.tap(`#board .cell[data-at="${at}"]`);
+  await until(p, (at) => !document.querySelector(".loupe").hidden &&
+    document.getElementById("turn").textContent.includes(`Tap ${at} again`), at);
+  check(await p.$eval(`#board .cell[data-at="${at}"]`, (c) => c.dataset.stone === "."), "one tap places no stone");
+  await p.tap(`#board .cell[data-at="${at}"]`);
+  await until(p, (at) => document.querySelector(`#board .cell[data-at="${at}"]`).dataset.stone !== ".", at);
   await until(p, (n) => document.querySelectorAll('#board .cell:not([data-stone="."])').length >= n + 2, before);
   await myTurn(p);
+  await checkInView("after a move each"); // nothing else (e.g. the move list) scrolls the page away
   const width = await p.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: innerWidth,
     board: Math.round(document.getElementById("board").getBoundingClientRect().right) }));
   check(width.board <= width.screen, `the board fits the phone's width: ${JSON.stringify(width)}`);
@@ -402,11 +452,11 @@ async function phone(s) {
 
 const SCENARIOS = {
   gomoku: ["Gomoku: two players and a spectator on one link, five in a row", gomoku],
-  "lines-of-action": ["Lines of Action: moves by two clicks", linesOfAction],
+  "lines-of-action": ["Lines of Action: a move by two clicks, one by drag and drop", linesOfAction],
   krux: ["Krux: a turn part by part", krux],
-  bughouse: ["Bughouse: a capture on board A is dropped by the partner on board B", bughouse],
+  bughouse: ["Bughouse: a capture on board A is dragged by the partner from the pocket onto board B", bughouse],
   reload: ["a reload mid-game keeps the seat", reload],
-  phone: ["a 390×844 touch screen plays the computer", phone],
+  phone: ["a 390×844 touch screen plays the computer: clocks in view, tap and tap again", phone],
 };
 
 // ------------------------------------------------------------------ main

@@ -122,7 +122,9 @@ export function recordsPanel(page, tableId, rerender) {
       item.append(reviewButton(moveLabel(live.game, mv, i) + clockText(mv.clock_ms), i));
       return item;
     })));
-    if (list.lastElementChild) list.lastElementChild.scrollIntoView({ block: "nearest" });
+    // The newest move in view inside the list's own box: scrolling the page to it would take the
+    // board and the clocks out of view on a phone after every move.
+    list.scrollTop = list.scrollHeight;
   }
 
   function close() {

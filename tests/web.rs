@@ -297,3 +297,24 @@ async fn each_game_has_a_rules_page_and_the_table_links_to_it() {
         "the table page links to its game's rules"
     );
 }
+
+#[tokio::test]
+async fn pages_and_modules_are_gzipped_for_browsers_that_accept_it() {
+    let app = spawn_app().await;
+    let client = reqwest::Client::new();
+    for path in ["/static/js/table.js", "/static/css/table.css", "/", "/rules/krux"] {
+        let plain = client.get(app.http(path)).send().await.unwrap();
+        assert!(plain.headers().get("content-encoding").is_none(), "{path}");
+        let plain_len = plain.bytes().await.unwrap().len();
+        let zipped = client
+            .get(app.http(path))
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(zipped.status(), 200, "{path}");
+        assert_eq!(zipped.headers()["content-encoding"], "gzip", "{path}");
+        let zipped_len = zipped.bytes().await.unwrap().len();
+        assert!(zipped_len * 2 < plain_len, "{path}: {zipped_len} of {plain_len} bytes");
+    }
+}

@@ -18,11 +18,13 @@ pub mod tables;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::{any, get, post};
+use tower_http::compression::CompressionLayer;
 
 use crate::app::AppState;
 
 /// Every route of the server, with the security headers on every answer and the per-client
-/// cap for requests a trusted proxy forwards.
+/// cap for requests a trusted proxy forwards. Pages and their modules and styles are sent
+/// gzip-compressed to browsers that accept it (about a third of their size).
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(health::healthz))
@@ -35,12 +37,12 @@ pub fn router(state: AppState) -> Router {
         .route("/api/tables/{id}/games", get(records::table_games))
         .route("/api/games/{id}", get(records::game))
         .route("/api/stats/{game}", get(stats::game_stats))
-        .route("/stats", get(page::stats_page))
-        .route("/rules/{game}", get(rules::rules_page))
+        .route("/stats", get(page::stats_page).layer(CompressionLayer::new()))
+        .route("/rules/{game}", get(rules::rules_page).layer(CompressionLayer::new()))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))
-        .route("/t/{id}", get(page::table_page))
-        .route("/static/{*path}", get(assets::asset))
-        .route("/", get(page::home))
+        .route("/t/{id}", get(page::table_page).layer(CompressionLayer::new()))
+        .route("/static/{*path}", get(assets::asset).layer(CompressionLayer::new()))
+        .route("/", get(page::home).layer(CompressionLayer::new()))
         .fallback(page::not_found)
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),

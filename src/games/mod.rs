@@ -431,19 +431,17 @@ fn play_as<G: Rules>(
     id: &'static str,
     seat: Seat,
     payload: &Value,
-) -> Result<(Played, Value), MoveError> {
+    write: bool,
+) -> Result<(Played, Value, Option<String>), MoveError> {
     let mv = G::Move::deserialize(payload).map_err(|err| BadMove {
         game: id,
         detail: err.to_string(),
     })?;
     let normal = game.normalised(seat, &mv);
+    // Written from the position before the move (check and mate marks included).
+    let text = write.then(|| game.move_text(seat, &normal));
     let played = game.play(seat, &mv)?;
-    Ok((played, encode(&normal)))
-}
-
-fn text_as<G: Rules>(game: &G, seat: Seat, payload: &Value) -> Option<String> {
-    let mv = G::Move::deserialize(payload).ok()?;
-    Some(game.move_text(seat, &mv))
+    Ok((played, encode(&normal), text))
 }
 
 /// Whether `payload` reads as a move of `G` (the game value only picks the type).
@@ -477,7 +475,17 @@ impl AnyGame {
     /// Returns the move as the game understood it (normalised, for storage and broadcast).
     pub fn play_json(&mut self, seat: Seat, payload: &Value) -> Result<(Played, Value), MoveError> {
         let id = self.kind().id();
-        with_game!(self, game => play_as(game, id, seat, payload))
+        with_game!(self, game => play_as(game, id, seat, payload, false))
+            .map(|(played, normalised, _)| (played, normalised))
+    }
+
+    /// [`AnyGame::play_json`], also returning the move in the game's notation
+    /// ([`Rules::move_text`], written before it is played), from the one decoding of the
+    /// payload: for the table, its restore and the records, which list moves.
+    pub fn play_json_written(&mut self, seat: Seat, payload: &Value) -> Result<(Played, Value, String), MoveError> {
+        let id = self.kind().id();
+        with_game!(self, game => play_as(game, id, seat, payload, true))
+            .map(|(played, normalised, text)| (played, normalised, text.unwrap_or_default()))
     }
 
     /// Checks that a payload reads as a move of this game (not whether it is legal now).
@@ -500,13 +508,6 @@ impl AnyGame {
 
     pub fn view(&self) -> Value {
         with_game!(self, game => encode(&game.view()))
-    }
-
-    /// A stored or normalised move payload in the game's notation ([`Rules::move_text`]),
-    /// for the position before it is played; `None` if the payload is not a move of this
-    /// game.
-    pub fn move_text_json(&self, seat: Seat, payload: &Value) -> Option<String> {
-        with_game!(self, game => text_as(game, seat, payload))
     }
 
     pub fn legal_moves_json(&self, seat: Seat) -> Vec<Value> {

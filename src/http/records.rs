@@ -22,7 +22,7 @@ use crate::store::StoreError;
 
 /// `GET /api/tables/{id}/games`.
 #[derive(Debug, Serialize)]
-struct TableGames {
+pub struct TableGames {
     table: String,
     games: Vec<GameSummary>,
 }
@@ -52,7 +52,7 @@ pub struct FormatQuery {
     format: Option<String>,
 }
 
-pub async fn table_games(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<Value>, ApiError> {
+pub async fn table_games(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<TableGames>, ApiError> {
     let games = state
         .store
         .table_games(&id)
@@ -63,9 +63,7 @@ pub async fn table_games(State(state): State<AppState>, Path(id): Path<String>) 
         .into_iter()
         .map(|(row, players)| GameSummary::from_row(row, players))
         .collect();
-    Ok(Json(
-        serde_json::to_value(TableGames { table: id, games }).unwrap_or(Value::Null),
-    ))
+    Ok(Json(TableGames { table: id, games }))
 }
 
 pub async fn game(

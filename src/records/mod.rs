@@ -115,12 +115,6 @@ pub struct Record {
     pub played_at: OffsetDateTime,
 }
 
-impl Record {
-    pub fn is_takeback(&self) -> bool {
-        self.takeback_to.is_some()
-    }
-}
-
 /// A whole game as stored, ready to replay and export.
 #[derive(Debug, Clone)]
 pub struct GameRecord {

@@ -60,21 +60,20 @@ pub struct ReplayError {
 }
 
 /// Replays `record` from its table's settings (the start position among them), writing
-/// each move in its game's notation before it is played.
+/// each move in its game's notation.
 pub fn replay(record: &GameRecord) -> Result<Replay<'_>, ReplayError> {
     let mut game = record.settings.game.new_game();
     let start = game.view();
     let line = line_of(&record.records, |r| r.takeback_to);
     let mut moves = Vec::with_capacity(line.len());
     for (index, mv) in line.into_iter().enumerate() {
-        let text = game
-            .move_text_json(mv.seat, &mv.payload)
-            .unwrap_or_else(|| mv.payload.to_string());
-        game.play_json(mv.seat, &mv.payload).map_err(|error| ReplayError {
-            ply: mv.ply,
-            seat: mv.seat,
-            error,
-        })?;
+        let (_, _, text) = game
+            .play_json_written(mv.seat, &mv.payload)
+            .map_err(|error| ReplayError {
+                ply: mv.ply,
+                seat: mv.seat,
+                error,
+            })?;
         moves.push(ReplayedMove {
             number: u32::try_from(index + 1).unwrap_or(u32::MAX),
             record: mv,

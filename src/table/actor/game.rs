@@ -70,7 +70,7 @@ impl TableActor {
             return Err(Refusal::new(ErrorCode::NotYourTurn, "It is not your turn."));
         }
         let mut next = current.game.clone();
-        let (played, normalised) = next.play_json(seat, payload).map_err(|err| match err {
+        let (played, normalised, text) = next.play_json_written(seat, payload).map_err(|err| match err {
             MoveError::Malformed(bad) => Refusal::new(ErrorCode::BadMove, format!("{bad}.")),
             MoveError::Illegal(illegal) => Refusal {
                 code: ErrorCode::IllegalMove,
@@ -78,11 +78,6 @@ impl TableActor {
                 rule: Some(illegal.rule),
             },
         })?;
-        // Written from the position before the move (check and mate marks included).
-        let text = current
-            .game
-            .move_text_json(seat, &normalised)
-            .unwrap_or_else(|| normalised.to_string());
         let ply = u32::try_from(current.moves.len() + 1).unwrap_or(u32::MAX);
         let record_number = current.records + 1;
         let now = Instant::now();

@@ -101,11 +101,8 @@ impl TableActor {
         let mut clock_log = Vec::with_capacity(line.len());
         let mut replayed = true;
         for mv in &line {
-            let text = game
-                .move_text_json(mv.seat, &mv.payload)
-                .unwrap_or_else(|| mv.payload.to_string());
-            match game.play_json(mv.seat, &mv.payload) {
-                Ok(_) => {
+            match game.play_json_written(mv.seat, &mv.payload) {
+                Ok((_, _, text)) => {
                     moves.push(MoveView {
                         ply: u32::try_from(moves.len() + 1).unwrap_or(u32::MAX),
                         seat: mv.seat,

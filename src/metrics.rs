@@ -46,6 +46,8 @@ pub const MOVES: &str = "spelbord_moves_total";
 pub const MOVE_SECONDS: &str = "spelbord_move_seconds";
 /// One database write, by `op` (histogram, seconds).
 pub const DB_WRITE_SECONDS: &str = "spelbord_db_write_seconds";
+/// Moves stored by one statement of the group-commit writer (histogram).
+pub const MOVE_BATCH: &str = "spelbord_move_batch_moves";
 /// The database pool's connections, by `state` (`idle`, `in_use`) (gauge).
 pub const DB_POOL_CONNECTIONS: &str = "spelbord_db_pool_connections";
 /// The most connections the pool may open (gauge).
@@ -65,6 +67,9 @@ const SECONDS_BUCKETS: &[f64] = &[
     0.000_5, 0.001, 0.002_5, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0,
 ];
 
+/// Histogram buckets for [`MOVE_BATCH`]: from a lone move to the writer's largest batch.
+const BATCH_BUCKETS: &[f64] = &[1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0, 200.0, 500.0, 1000.0, 2000.0];
+
 /// How often histograms are drained into their buckets when nobody scrapes (without it
 /// their samples would pile up between scrapes).
 const UPKEEP_EVERY: Duration = Duration::from_secs(5);
@@ -80,6 +85,8 @@ pub fn install() -> PrometheusHandle {
         .get_or_init(|| {
             let builder = PrometheusBuilder::new()
                 .set_buckets_for_metric(Matcher::Suffix("_seconds".into()), SECONDS_BUCKETS)
+                .expect("the bucket list is not empty")
+                .set_buckets_for_metric(Matcher::Full(MOVE_BATCH.into()), BATCH_BUCKETS)
                 .expect("the bucket list is not empty");
             let recorder = builder.build_recorder();
             let handle = recorder.handle();
@@ -127,6 +134,10 @@ fn describe() {
         DB_WRITE_SECONDS,
         Unit::Seconds,
         "Time of one database write (its transaction included, failed writes too), by operation."
+    );
+    describe_histogram!(
+        MOVE_BATCH,
+        "Moves stored together by one statement and commit of the group-commit writer."
     );
     describe_gauge!(
         DB_POOL_CONNECTIONS,
@@ -272,6 +283,11 @@ impl Drop for DbWrite {
     fn drop(&mut self) {
         histogram!(DB_WRITE_SECONDS, "op" => self.op).record(self.started.elapsed());
     }
+}
+
+/// The group-commit writer stored `moves` moves in one statement.
+pub fn move_batch(moves: usize) {
+    histogram!(MOVE_BATCH).record(moves as f64);
 }
 
 /// Sets the pool gauges from the pool of the server being scraped.

@@ -83,7 +83,8 @@ async fn a_short_game_is_counted() {
             &[("game", "gomoku"), ("stage", "broadcast")],
         )
     };
-    let writes = |text: &str| value(text, "spelbord_db_write_seconds_count", &[("op", "append_move")]);
+    let writes = |text: &str| value(text, "spelbord_db_write_seconds_count", &[("op", "move_batch")]);
+    let batched = |text: &str| value(text, "spelbord_move_batch_moves_sum", &[]);
     let closes = |text: &str| value(text, "spelbord_ws_closes_total", &[]);
 
     let table = app.gomoku_table(json!({"seating": "chosen"})).await;
@@ -103,7 +104,8 @@ async fn a_short_game_is_counted() {
     );
     assert!(stored(&during) - stored(&before) >= 2.0, "{during}");
     assert!(broadcast(&during) - broadcast(&before) >= 2.0, "{during}");
-    assert!(writes(&during) - writes(&before) >= 2.0, "{during}");
+    assert!(writes(&during) - writes(&before) >= 1.0, "{during}");
+    assert_eq!(batched(&during) - batched(&before), 2.0, "{during}");
     assert!(value(&during, "spelbord_ws_connections", &[]) >= 2.0, "{during}");
     assert!(
         value(&during, "spelbord_tables", &[("game", "gomoku"), ("status", "playing")]) >= 1.0,

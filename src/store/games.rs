@@ -162,12 +162,24 @@ impl Store {
         mv: MoveRecord<'_>,
         result: Option<ResultRecord<'_>>,
     ) -> Result<Vec<RatingChange>, StoreError> {
-        let _timer = crate::metrics::DbWrite::start("append_move");
+        let Some(result) = result else {
+            // Most moves: stored together with other tables' moves (group commit).
+            let queued = super::writer::QueuedMove {
+                game_id,
+                ply: count(mv.ply),
+                seat: i16::from(mv.seat),
+                payload: mv.payload.to_string(),
+                clocks_ms: mv.clocks_ms.map(super::writer::clocks_literal),
+                deadline: mv.deadline,
+            };
+            self.writer.write(self.pool(), queued).await?;
+            return Ok(Vec::new());
+        };
         let clocks: Option<Vec<i64>> = mv
             .clocks_ms
             .map(|clocks| clocks.iter().map(|ms| i64::try_from(*ms).unwrap_or(i64::MAX)).collect());
-        // One statement (so one round trip, atomic by itself): the move and the game's
-        // new deadline.
+        // The last move of a game, with its result in one transaction: the move and the
+        // game's new deadline in one statement, then the result.
         let insert = sqlx::query(
             "WITH moved AS (
                  INSERT INTO moves (game_id, ply, seat, payload, clocks_ms) VALUES ($1, $2, $3, $4, $5)
@@ -180,10 +192,7 @@ impl Store {
         .bind(mv.payload)
         .bind(clocks)
         .bind(mv.deadline);
-        let Some(result) = result else {
-            insert.execute(self.pool()).await?;
-            return Ok(Vec::new());
-        };
+        let _timer = crate::metrics::DbWrite::start("append_move");
         let mut tx = self.pool().begin().await?;
         insert.execute(&mut *tx).await?;
         let changes = insert_result(&mut tx, game_id, result).await?;

@@ -3,6 +3,7 @@
 //! - [`local_pg`]: a private PostgreSQL cluster for development and tests.
 //! - [`tables`]: tables and who holds their seats.
 //! - [`games`]: games, their moves and their results.
+//! - [`writer`]: group commit: the moves of every table stored together, one commit a batch.
 //! - [`chat`]: chat lines, and a table's recent ones.
 //! - [`records`]: games read back for the records API.
 //! - [`ratings`]: players' ratings, updated with each rated game's result.
@@ -18,6 +19,7 @@ pub mod ratings;
 pub mod records;
 pub mod stats;
 pub mod tables;
+pub mod writer;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -42,12 +44,16 @@ pub enum StoreError {
     LocalPostgres(#[from] LocalPgError),
     #[error("the stored player-token secret has the wrong length")]
     BadSecret,
+    #[error("the move writer has stopped")]
+    WriterGone,
 }
 
 /// The database handle shared by every table and route. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: PgPool,
+    /// Group commit for moves (its task starts with the first move).
+    writer: writer::MoveWriter,
 }
 
 /// The store plus, when the server runs on its private cluster, the handle to it and this
@@ -61,7 +67,10 @@ pub struct Database {
 
 impl Store {
     pub fn new(pool: PgPool) -> Store {
-        Store { pool }
+        Store {
+            pool,
+            writer: writer::MoveWriter::default(),
+        }
     }
 
     pub fn pool(&self) -> &PgPool {

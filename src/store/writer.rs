@@ -1,0 +1,170 @@
+//! Group commit for moves: one writer task stores the moves of every table that arrive
+//! while its previous write is in flight, in one statement and one commit, and answers
+//! each table when the batch is durable.
+//!
+//! A table waits for its own move before it announces it, exactly as with a write of its
+//! own; what changes is that a hundred tables' moves cost Postgres one round trip, one
+//! statement and one WAL flush instead of a hundred. A table has at most one move in
+//! flight (its actor waits for it), so a batch holds at most one move per game.
+//!
+//! Should a batch fail as a whole (a constraint broken by one of its moves, say), each of
+//! its moves is written again on its own, so that one table's bad row cannot refuse
+//! another table's move; in a database outage they all fail, and each table tells its
+//! player `storage_unavailable` as before.
+
+use std::sync::{Arc, OnceLock};
+
+use sqlx::PgPool;
+use time::OffsetDateTime;
+use tokio::sync::{mpsc, oneshot};
+use uuid::Uuid;
+
+use super::StoreError;
+
+/// The most moves one statement stores. Past it the rest wait for the next batch (the
+/// statement's arrays stay a few hundred kilobytes at most).
+pub const MAX_BATCH: usize = 2_000;
+
+/// How many moves may wait for the writer before tables wait to hand theirs over.
+const QUEUE: usize = 16_384;
+
+/// One move, ready for the database.
+#[derive(Debug)]
+pub struct QueuedMove {
+    pub game_id: Uuid,
+    pub ply: i32,
+    pub seat: i16,
+    /// The move as JSON text.
+    pub payload: String,
+    /// Every seat's clock after the move, as a Postgres array literal (`{1000,2000}`).
+    pub clocks_ms: Option<String>,
+    /// The game's new deadline (timed games in progress).
+    pub deadline: Option<OffsetDateTime>,
+}
+
+struct Pending {
+    mv: QueuedMove,
+    done: oneshot::Sender<Result<(), StoreError>>,
+}
+
+/// The handle tables write their moves through; the task starts with the first move.
+#[derive(Debug, Clone, Default)]
+pub struct MoveWriter {
+    queue: Arc<OnceLock<mpsc::Sender<Pending>>>,
+}
+
+impl std::fmt::Debug for Pending {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pending").field("mv", &self.mv).finish_non_exhaustive()
+    }
+}
+
+impl MoveWriter {
+    /// Stores `mv` with whatever other moves are waiting; returns once it is committed.
+    pub async fn write(&self, pool: &PgPool, mv: QueuedMove) -> Result<(), StoreError> {
+        let queue = self.queue.get_or_init(|| {
+            let (queue, inbox) = mpsc::channel(QUEUE);
+            tokio::spawn(run(pool.clone(), inbox));
+            queue
+        });
+        let (done, answer) = oneshot::channel();
+        queue
+            .send(Pending { mv, done })
+            .await
+            .map_err(|_| StoreError::WriterGone)?;
+        answer.await.map_err(|_| StoreError::WriterGone)?
+    }
+}
+
+/// The writer: waits for a move, takes every other one already waiting, stores them all.
+async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>) {
+    let mut batch: Vec<Pending> = Vec::with_capacity(64);
+    while inbox.recv_many(&mut batch, MAX_BATCH).await > 0 {
+        let _timer = crate::metrics::DbWrite::start("move_batch");
+        crate::metrics::move_batch(batch.len());
+        let moves: Vec<&QueuedMove> = batch.iter().map(|pending| &pending.mv).collect();
+        match store_batch(&pool, &moves).await {
+            Ok(()) => {
+                for pending in batch.drain(..) {
+                    let _ = pending.done.send(Ok(()));
+                }
+            }
+            Err(err) if batch.len() == 1 => {
+                if let Some(pending) = batch.pop() {
+                    let _ = pending.done.send(Err(err));
+                }
+            }
+            Err(err) => {
+                tracing::warn!(error = %err, moves = batch.len(), "a batch of moves failed; writing them one by one");
+                for pending in batch.drain(..) {
+                    let result = store_batch(&pool, &[&pending.mv]).await;
+                    let _ = pending.done.send(result);
+                }
+            }
+        }
+    }
+}
+
+/// One statement: the moves, and the new deadline of each game whose deadline changed.
+async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<(), StoreError> {
+    let mut game_ids = Vec::with_capacity(moves.len());
+    let mut plies = Vec::with_capacity(moves.len());
+    let mut seats = Vec::with_capacity(moves.len());
+    let mut payloads = Vec::with_capacity(moves.len());
+    let mut clocks = Vec::with_capacity(moves.len());
+    let mut deadlines = Vec::with_capacity(moves.len());
+    for mv in moves {
+        game_ids.push(mv.game_id);
+        plies.push(mv.ply);
+        seats.push(mv.seat);
+        payloads.push(mv.payload.as_str());
+        clocks.push(mv.clocks_ms.as_deref());
+        deadlines.push(mv.deadline);
+    }
+    sqlx::query(
+        "WITH batch AS (
+             SELECT * FROM UNNEST($1::uuid[], $2::integer[], $3::smallint[], $4::text[], $5::text[], $6::timestamptz[])
+                 AS b(game_id, ply, seat, payload, clocks_ms, deadline)
+         ), moved AS (
+             INSERT INTO moves (game_id, ply, seat, payload, clocks_ms)
+             SELECT game_id, ply, seat, payload::jsonb, clocks_ms::bigint[] FROM batch
+         )
+         UPDATE games g SET deadline = b.deadline FROM batch b
+          WHERE g.id = b.game_id AND g.deadline IS DISTINCT FROM b.deadline",
+    )
+    .bind(&game_ids)
+    .bind(&plies)
+    .bind(&seats)
+    .bind(&payloads)
+    .bind(&clocks)
+    .bind(&deadlines)
+    .execute(pool)
+    .await?;
+    Ok(())
+}
+
+/// Every seat's clock as a Postgres `bigint[]` literal.
+pub fn clocks_literal(clocks_ms: &[u64]) -> String {
+    let mut text = String::with_capacity(2 + clocks_ms.len() * 8);
+    text.push('{');
+    for (i, ms) in clocks_ms.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(&ms.min(&(i64::MAX as u64)).to_string());
+    }
+    text.push('}');
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clocks_literal;
+
+    #[test]
+    fn clocks_are_written_as_array_literals() {
+        assert_eq!(clocks_literal(&[1000, 250]), "{1000,250}");
+        assert_eq!(clocks_literal(&[]), "{}");
+        assert_eq!(clocks_literal(&[u64::MAX]), format!("{{{}}}", i64::MAX));
+    }
+}

@@ -1,12 +1,19 @@
 //! The table's recent events, kept so a reconnecting client can be sent exactly what it
-//! missed (lila-ws's `History`): every broadcast event, by version, in a bounded ring.
+//! missed (lila-ws's `History`): every broadcast event, by version, in a ring bounded by
+//! count and by bytes (a table's memory must stay small while it plays, and a `moved`
+//! frame carries the whole position).
 
 use std::collections::VecDeque;
 
 use super::msg::Frame;
 
-/// How many recent events a table keeps for resync.
+/// How many recent events a table keeps for resync, at most.
 pub const HISTORY_LEN: usize = 256;
+
+/// How many bytes of recent events a table keeps, at most (the newest event is kept
+/// whatever its size): about fifteen Gomoku moves, enough for a client that lost its
+/// connection for a few seconds; one that missed more is sent a snapshot instead.
+pub const HISTORY_BYTES: usize = 8 * 1024;
 
 /// What a client that saw up to some version must be sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -17,20 +24,26 @@ pub enum Catchup {
     Snapshot,
 }
 
-/// The last [`HISTORY_LEN`] events of a table.
+/// The last events of a table: at most [`HISTORY_LEN`] of them and [`HISTORY_BYTES`].
 #[derive(Debug, Clone, Default)]
 pub struct History {
     /// `(version, frame)`, oldest first, versions consecutive.
     events: VecDeque<(u64, Frame)>,
+    /// The frames' total length.
+    bytes: usize,
 }
 
 impl History {
-    /// Records the event of `version` (versions rise by one per event).
+    /// Records the event of `version` (versions rise by one per event), forgetting the
+    /// oldest ones beyond the bounds.
     pub fn push(&mut self, version: u64, frame: Frame) {
-        if self.events.len() == HISTORY_LEN {
-            self.events.pop_front();
-        }
+        self.bytes += frame.len();
         self.events.push_back((version, frame));
+        while self.events.len() > HISTORY_LEN || (self.bytes > HISTORY_BYTES && self.events.len() > 1) {
+            if let Some((_, old)) = self.events.pop_front() {
+                self.bytes -= old.len();
+            }
+        }
     }
 
     /// What a client that has seen every event up to `seen` needs, the table now being at
@@ -90,6 +103,23 @@ mod tests {
         assert_eq!(history.since(3, current), Catchup::Snapshot);
         assert_eq!(texts(history.since(20, current)).len(), HISTORY_LEN);
         assert_eq!(history.since(current + 5, current), Catchup::Snapshot);
+    }
+
+    #[test]
+    fn the_history_is_bounded_by_bytes_too() {
+        let mut history = History::default();
+        let frame = Frame::from("x".repeat(1000));
+        for version in 1..=20 {
+            history.push(version, frame.clone());
+        }
+        // Eight kilobytes hold eight of these frames.
+        assert_eq!(history.since(12, 20), Catchup::Events(vec![frame.clone(); 8]));
+        assert_eq!(history.since(11, 20), Catchup::Snapshot);
+        // A frame larger than the whole budget is still kept, alone.
+        let big = Frame::from("y".repeat(HISTORY_BYTES + 1));
+        history.push(21, big.clone());
+        assert_eq!(history.since(20, 21), Catchup::Events(vec![big]));
+        assert_eq!(history.since(19, 21), Catchup::Snapshot);
     }
 
     #[test]

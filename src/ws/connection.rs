@@ -22,10 +22,15 @@ use super::liveness::Liveness;
 use crate::config::LimitSettings;
 use crate::protocol::{ErrorCode, ServerMsg, parse_client_msg};
 use crate::table::TableHandle;
-use crate::table::msg::ConnId;
+use crate::table::msg::{ConnId, Frame};
 
 /// A client that does not take a frame within this long is dropped as too slow.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The most queued frames written with one flush (one `send` system call when they fit the
+/// write buffer); the rest wait for the next turn of the loop, so pings and the client's
+/// frames are not starved.
+const FRAMES_PER_FLUSH: usize = 32;
 
 static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
@@ -122,15 +127,18 @@ pub async fn serve(
     let limiter = rate_limiter(&limits);
     // The last frame was refused by the rate limiter: a run of refusals is answered once.
     let mut limited = false;
+    // Registered once, not on every turn of the loop.
+    let shutting_down = shutdown.cancelled();
+    tokio::pin!(shutting_down);
     let ending = loop {
         tokio::select! {
             // Shutdown first: when the table stops because the server does, its outbox
             // closes too, and the client must hear "restarting", not "too slow".
             biased;
-            _ = shutdown.cancelled() => break Ending::Restart,
+            _ = &mut shutting_down => break Ending::Restart,
             frame = frames.recv() => match frame {
                 Some(frame) => {
-                    if let Err(ending) = send(&mut sink, Message::Text(frame)).await {
+                    if let Err(ending) = send_queued(&mut sink, frame, &mut frames).await {
                         break ending;
                     }
                 }
@@ -213,6 +221,28 @@ pub async fn serve(
         reason = ending.reason(),
         "connection closed"
     );
+}
+
+/// Writes `first` and whatever else the table has queued (up to [`FRAMES_PER_FLUSH`]),
+/// then flushes once: frames that arrive together leave in one system call.
+async fn send_queued(
+    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    first: Frame,
+    frames: &mut mpsc::Receiver<Frame>,
+) -> Result<(), Ending> {
+    let write = async {
+        sink.feed(Message::Text(first)).await?;
+        for _ in 1..FRAMES_PER_FLUSH {
+            let Ok(frame) = frames.try_recv() else { break };
+            sink.feed(Message::Text(frame)).await?;
+        }
+        sink.flush().await
+    };
+    match tokio::time::timeout(SEND_TIMEOUT, write).await {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(_)) => Err(Ending::Broken),
+        Err(_) => Err(Ending::TooSlow),
+    }
 }
 
 /// Sends one message; the connection's ending if the client is gone or too slow to take it.

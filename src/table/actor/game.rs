@@ -126,7 +126,7 @@ impl TableActor {
             current.moves.push(MoveView {
                 ply,
                 seat,
-                payload: normalised.clone(),
+                payload: restore::raw_json(&normalised),
                 text: text.clone(),
                 clock_ms: clocks_ms.as_ref().and_then(|ms| ms.get(usize::from(seat)).copied()),
             });

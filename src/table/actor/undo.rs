@@ -117,7 +117,8 @@ impl TableActor {
         let mut game = self.settings.game.new_game();
         for mv in &current.moves[..keep] {
             // These moves were legal in this order a moment ago; the rules are pure.
-            if let Err(err) = game.play_json(mv.seat, &mv.payload) {
+            let payload: serde_json::Value = serde_json::from_str(mv.payload.get()).unwrap_or_default();
+            if let Err(err) = game.play_json(mv.seat, &payload) {
                 tracing::error!(table = %self.id, error = %err, "a kept move did not replay for a take-back");
                 return Err(Refusal::new(
                     ErrorCode::NothingToUndo,

@@ -1,6 +1,7 @@
 // The load of spelbord's loadgen, aimed at the boardgame.io Gomoku server (server.js).
 //
-//   node load.js closed --url http://127.0.0.1:8000 --server-pid PID --matches M [--warmup 5] [--window 30]
+//   node load.js closed --url http://127.0.0.1:8000 --server-pid PID --matches M
+//                       [--warmup 5] [--window 30] [--reuse-sockets]
 //   node load.js idle   --url http://127.0.0.1:8000 --server-pid PID --connections N [--hold 20] [--sources 4]
 //
 // closed: M matches play at full speed. Each match creates a match with the lobby API
@@ -9,12 +10,13 @@
 // namespace `/gomoku`, websocket transport, `sync` with the credentials), and plays
 // random legal moves: the next move is sent as soon as the mover's opponent receives
 // the `update` of the move before. When a game ends (five or more in a row, or a full
-// board) the match closes its sockets and starts a new one. Measured between the end
-// of the warm-up and the end of the window: moves/s (moves whose update reached the
-// opponent inside the window), "opponent-sees" latency (from sending the move to the
-// opponent's socket receiving its update: p50/p99/p99.9/max), the server's CPU per
-// move from /proc/PID/stat (utime + stime), the machine's busy CPU from /proc/stat and
-// this process's own CPU (so that the other load is the difference).
+// board) the match closes its sockets and starts a new one (with --reuse-sockets it
+// keeps them and syncs them to the new match, as boardgame.io's own client would).
+// Measured between the end of the warm-up and the end of the window: moves/s (moves
+// whose update reached the opponent inside the window), "opponent-sees" latency (from
+// sending the move to the opponent's socket receiving its update: p50/p99/p99.9/max),
+// the server's CPU per move from /proc/PID/stat (utime + stime), the machine's busy CPU
+// from /proc/stat and this process's own CPU (so that the other load is the difference).
 //
 // idle: N sockets connect and `sync` as spectators to matches of 50 spectators each,
 // then stay idle for --hold seconds; the server's VmRSS before and after, per socket.
@@ -46,9 +48,14 @@ function parseArgs(argv) {
   if (mode !== 'closed' && mode !== 'idle') {
     usage(`unknown mode ${JSON.stringify(mode)}`);
   }
-  const opts = { mode, url: 'http://127.0.0.1:8000', serverPid: null, matches: 10, warmup: 5, window: 30, connections: 1000, hold: 20, sources: 1, concurrency: 200 };
+  const opts = { mode, url: 'http://127.0.0.1:8000', serverPid: null, matches: 10, warmup: 5, window: 30, connections: 1000, hold: 20, sources: 1, concurrency: 200, reuseSockets: false };
   const names = { '--url': 'url', '--server-pid': 'serverPid', '--matches': 'matches', '--warmup': 'warmup', '--window': 'window', '--connections': 'connections', '--hold': 'hold', '--sources': 'sources', '--concurrency': 'concurrency' };
   for (let i = 0; i < rest.length; i += 2) {
+    if (rest[i] === '--reuse-sockets') {
+      opts.reuseSockets = true;
+      i -= 1;
+      continue;
+    }
     const key = names[rest[i]];
     if (!key || rest[i + 1] === undefined) {
       usage(`bad option ${JSON.stringify(rest[i])}`);
@@ -72,7 +79,7 @@ function parseArgs(argv) {
 
 function usage(problem) {
   console.error(`load.js: ${problem}
-usage: node load.js closed --url http://127.0.0.1:PORT --server-pid PID --matches M [--warmup S] [--window S]
+usage: node load.js closed --url http://127.0.0.1:PORT --server-pid PID --matches M [--warmup S] [--window S] [--reuse-sockets]
        node load.js idle --url http://127.0.0.1:PORT --server-pid PID --connections N [--hold S] [--sources K] [--concurrency C]`);
   process.exit(2);
 }
@@ -242,98 +249,122 @@ async function closed(opts) {
     state.stop = true;
   }, Math.max(0, windowEnd - performance.now()));
 
-  /** One match slot: plays games one after another until the window ends. */
+  /**
+   * One match slot: plays games one after another until the window ends. Its two
+   * sockets are new for every game (as a spelbord table has its own sockets), or kept
+   * and synced to the next match with --reuse-sockets.
+   */
   async function matchLoop() {
+    const slot = { sockets: null, onUpdate: null, onDisconnect: null };
     while (!state.stop) {
       try {
-        await playOneGame();
+        await playOneGame(slot);
+        if (!opts.reuseSockets) closeSlot(slot);
       } catch (err) {
         countError(state.errors, err);
+        closeSlot(slot);
         if (!state.stop) await sleep(100);
       }
     }
+    closeSlot(slot);
   }
 
-  async function playOneGame() {
-    const { matchID, credentials } = await createMatch(opts.url);
+  function closeSlot(slot) {
+    if (slot.sockets) {
+      for (const socket of slot.sockets) socket.close();
+      state.openSockets -= slot.sockets.length;
+      slot.sockets = null;
+    }
+  }
+
+  /** Two connected sockets whose events go to the slot's current game. */
+  async function openSlot(slot) {
     const sockets = [];
     try {
       for (let p = 0; p < 2; p += 1) {
         sockets.push(await connectSocket(opts.url));
         state.openSockets += 1;
       }
-      const states = await Promise.all(sockets.map((s, p) => syncSocket(s, matchID, String(p), credentials[p])));
-      let stateID = states[0]._stateID;
+    } catch (err) {
+      for (const socket of sockets) socket.close();
+      state.openSockets -= sockets.length;
+      throw err;
+    }
+    sockets.forEach((socket, p) => {
+      socket.on('update', (id, update) => slot.onUpdate && slot.onUpdate(p, id, update));
+      socket.on('disconnect', (reason) => slot.onDisconnect && slot.onDisconnect(reason));
+    });
+    slot.sockets = sockets;
+  }
 
-      // The opponent's socket resolves the move in flight when the update of the next
-      // state reaches it. Updates reaching the mover (its own move echoed) are ignored.
-      let pending = null;
-      sockets.forEach((socket, p) => {
-        socket.on('update', (id, update) => {
-          if (pending && id === matchID && p === pending.opponent && update._stateID === pending.stateID) {
-            const done = pending;
-            pending = null;
-            done.resolve(update);
-          }
-        });
-        socket.on('disconnect', (reason) => {
-          if (pending) {
-            const done = pending;
-            pending = null;
-            done.reject(new Error(`disconnect: ${reason}`));
-          }
-        });
+  async function playOneGame(slot) {
+    const { matchID, credentials } = await createMatch(opts.url);
+    if (!slot.sockets) await openSlot(slot);
+    const { sockets } = slot;
+    const states = await Promise.all(sockets.map((s, p) => syncSocket(s, matchID, String(p), credentials[p])));
+    let stateID = states[0]._stateID;
+
+    // The opponent's socket resolves the move in flight when the update of the next
+    // state reaches it. Updates reaching the mover (its own move echoed) are ignored.
+    let pending = null;
+    slot.onUpdate = (p, id, update) => {
+      if (pending && id === matchID && p === pending.opponent && update._stateID === pending.stateID) {
+        const done = pending;
+        pending = null;
+        done.resolve(update);
+      }
+    };
+    slot.onDisconnect = (reason) => {
+      if (pending) {
+        const done = pending;
+        pending = null;
+        done.reject(new Error(`disconnect: ${reason}`));
+      }
+    };
+
+    // The empty squares, to draw a random legal move from (X opens on the centre).
+    const empty = Array.from({ length: SIZE * SIZE }, (_, i) => i);
+    let mover = 0;
+    for (let moveNo = 0; !state.stop; moveNo += 1) {
+      let square;
+      if (moveNo === 0) {
+        square = CENTRE;
+        empty.splice(CENTRE, 1);
+      } else {
+        const k = Math.floor(Math.random() * empty.length);
+        square = empty[k];
+        empty[k] = empty[empty.length - 1];
+        empty.pop();
+      }
+      const x = square % SIZE;
+      const y = Math.floor(square / SIZE);
+      const seen = new Promise((resolve, reject) => {
+        pending = { opponent: 1 - mover, stateID: stateID + 1, resolve, reject };
       });
-
-      // The empty squares, to draw a random legal move from (X opens on the centre).
-      const empty = Array.from({ length: SIZE * SIZE }, (_, i) => i);
-      let mover = 0;
-      for (let moveNo = 0; !state.stop; moveNo += 1) {
-        let square;
-        if (moveNo === 0) {
-          square = CENTRE;
-          empty.splice(CENTRE, 1);
-        } else {
-          const k = Math.floor(Math.random() * empty.length);
-          square = empty[k];
-          empty[k] = empty[empty.length - 1];
-          empty.pop();
-        }
-        const x = square % SIZE;
-        const y = Math.floor(square / SIZE);
-        const seen = new Promise((resolve, reject) => {
-          pending = { opponent: 1 - mover, stateID: stateID + 1, resolve, reject };
-        });
-        const sentAt = performance.now();
-        const action = {
-          type: 'MAKE_MOVE',
-          payload: { type: 'play', args: [{ x, y }], playerID: String(mover), credentials: credentials[mover] },
-        };
-        sockets[mover].emit('update', action, stateID, matchID, String(mover));
-        const update = await withTimeout(seen, STEP_TIMEOUT_MS, 'opponent sees the move');
-        const seenAt = performance.now();
-        if (update.G.moveCount !== moveNo + 1) {
-          throw new Error('update does not hold the move');
-        }
-        state.movesTotal += 1;
-        state.movesThisSecond += 1;
-        state.secondLatencies.push(seenAt - sentAt);
-        if (seenAt >= warmEnd && seenAt < windowEnd) {
-          state.movesInWindow += 1;
-          state.latencies.push(seenAt - sentAt);
-        }
-        stateID = update._stateID;
-        if (update.ctx.gameover !== undefined) {
-          state.gamesFinished += 1;
-          return;
-        }
-        mover = 1 - mover;
+      const sentAt = performance.now();
+      const action = {
+        type: 'MAKE_MOVE',
+        payload: { type: 'play', args: [{ x, y }], playerID: String(mover), credentials: credentials[mover] },
+      };
+      sockets[mover].emit('update', action, stateID, matchID, String(mover));
+      const update = await withTimeout(seen, STEP_TIMEOUT_MS, 'opponent sees the move');
+      const seenAt = performance.now();
+      if (update.G.moveCount !== moveNo + 1) {
+        throw new Error('update does not hold the move');
       }
-    } finally {
-      for (const socket of sockets) {
-        socket.close();
-        state.openSockets -= 1;
+      state.movesTotal += 1;
+      state.movesThisSecond += 1;
+      state.secondLatencies.push(seenAt - sentAt);
+      if (seenAt >= warmEnd && seenAt < windowEnd) {
+        state.movesInWindow += 1;
+        state.latencies.push(seenAt - sentAt);
       }
+      stateID = update._stateID;
+      if (update.ctx.gameover !== undefined) {
+        state.gamesFinished += 1;
+        return;
+      }
+      mover = 1 - mover;
     }
   }
 
@@ -352,6 +383,7 @@ async function closed(opts) {
     peer: 'boardgame.io',
     mode: 'closed',
     matches: opts.matches,
+    reuse_sockets: opts.reuseSockets,
     window_s: round(seconds, 2),
     moves,
     moves_per_s: round(moves / seconds, 0),

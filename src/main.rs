@@ -2,7 +2,6 @@
 //! database and serve until Ctrl-C or SIGTERM; `spelbord perft GAME --depth N` counts moves;
 //! `spelbord arena --game G --a LEVEL --b LEVEL --games N` plays bots against each other.
 
-
 /// mimalloc instead of the system allocator: a move allocates and frees many small buffers
 /// (frames, views, JSON), and glibc's malloc spent a sixth of the server's CPU on them
 /// (`docs/benchmarks.md`, "Allocator").

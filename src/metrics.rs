@@ -231,35 +231,47 @@ pub fn table_restored(game: &'static str) {
     counter!(TABLE_RESTORES, "game" => game).increment(1);
 }
 
-/// Times one move through its table: started when the actor takes the move up.
-#[derive(Debug)]
-pub struct MoveTimer {
-    game: &'static str,
-    started: Instant,
+/// A table's move metrics, looked up once when the table starts rather than on every move
+/// (a labelled look-up hashes its key and takes the registry's lock).
+#[derive(Debug, Clone)]
+pub struct MoveMetrics {
+    moves: metrics::Counter,
+    stored: metrics::Histogram,
+    broadcast: metrics::Histogram,
 }
 
-impl MoveTimer {
-    pub fn start(game: &'static str) -> MoveTimer {
+impl MoveMetrics {
+    pub fn new(game: &'static str) -> MoveMetrics {
+        MoveMetrics {
+            moves: counter!(MOVES, "game" => game),
+            stored: histogram!(MOVE_SECONDS, "game" => game, "stage" => "stored"),
+            broadcast: histogram!(MOVE_SECONDS, "game" => game, "stage" => "broadcast"),
+        }
+    }
+
+    /// Times one move through its table, from when the actor takes it up.
+    pub fn start(&self) -> MoveTimer {
         MoveTimer {
-            game,
             started: Instant::now(),
         }
     }
 
     /// The move is stored (counted as played from here: a refused write is no move).
-    pub fn stored(&self) {
-        counter!(MOVES, "game" => self.game).increment(1);
-        self.observe("stored");
+    pub fn stored(&self, timer: &MoveTimer) {
+        self.moves.increment(1);
+        self.stored.record(timer.started.elapsed());
     }
 
     /// The move's event is queued for every connection of the table.
-    pub fn broadcast(self) {
-        self.observe("broadcast");
+    pub fn broadcast(&self, timer: MoveTimer) {
+        self.broadcast.record(timer.started.elapsed());
     }
+}
 
-    fn observe(&self, stage: &'static str) {
-        histogram!(MOVE_SECONDS, "game" => self.game, "stage" => stage).record(self.started.elapsed());
-    }
+/// When a move was taken up (see [`MoveMetrics`]).
+#[derive(Debug)]
+pub struct MoveTimer {
+    started: Instant,
 }
 
 /// Times one database write until dropped (so a write that fails is timed too).

@@ -550,7 +550,8 @@ pub enum ServerMsg {
         payload: Value,
         /// The move in its game's notation, as in the snapshot's `moves`.
         text: String,
-        state: Value,
+        /// The position after the move, as the game's view serialises it.
+        state: Box<serde_json::value::RawValue>,
         to_move: Vec<Seat>,
         clocks: Option<ClockView>,
     },

@@ -45,11 +45,17 @@ async fn started_game(app: &TestApp, store: &Store) -> Uuid {
     id
 }
 
-async fn write(store: &Store, game: Uuid, ply: u32, clocks: Option<Vec<u64>>, deadline: Option<OffsetDateTime>) -> bool {
+async fn write(
+    store: &Store,
+    game: Uuid,
+    ply: u32,
+    clocks: Option<Vec<u64>>,
+    deadline: Option<OffsetDateTime>,
+) -> bool {
     let payload = json!({"at": format!("A{ply}")});
     let record = MoveRecord {
         ply,
-        seat: u8::from(ply % 2 == 0),
+        seat: u8::from(ply.is_multiple_of(2)),
         payload: &payload,
         clocks_ms: clocks.as_deref(),
         deadline,

@@ -425,6 +425,13 @@ fn encode<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
+fn encode_text<T: Serialize>(value: &T) -> Box<serde_json::value::RawValue> {
+    // As `encode`: our views serialise infallibly; `null` is the same fallback.
+    serde_json::value::to_raw_value(value)
+        .or_else(|_| serde_json::value::RawValue::from_string("null".to_owned()))
+        .unwrap_or_default()
+}
+
 /// Decodes `payload` as a move of `G` and plays it; returns the move as understood.
 fn play_as<G: Rules>(
     game: &mut G,
@@ -508,6 +515,12 @@ impl AnyGame {
 
     pub fn view(&self) -> Value {
         with_game!(self, game => encode(&game.view()))
+    }
+
+    /// [`Self::view`] as JSON text, serialised straight from the game's view (no `Value`
+    /// tree in between): what every `moved` event carries.
+    pub fn view_text(&self) -> Box<serde_json::value::RawValue> {
+        with_game!(self, game => encode_text(&game.view()))
     }
 
     pub fn legal_moves_json(&self, seat: Seat) -> Vec<Value> {

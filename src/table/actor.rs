@@ -194,6 +194,8 @@ pub struct TableActor {
     series: Option<SeriesState>,
     /// Counts this table in the metrics under its game and status while its actor runs.
     gauge: crate::metrics::TableGauge,
+    /// Counts and times its moves.
+    move_metrics: crate::metrics::MoveMetrics,
     /// Between games: the series pause, ready players, rematch agreement.
     interlude: Interlude,
     /// At a rated table: the seated people's ratings in this game, as last read or
@@ -209,6 +211,7 @@ impl TableActor {
         let (bot_reply, bot_answers) = mpsc::unbounded_channel();
         TableActor {
             gauge: crate::metrics::TableGauge::new(settings.kind().id()),
+            move_metrics: crate::metrics::MoveMetrics::new(settings.kind().id()),
             series: None,
             interlude: Interlude::default(),
             bots,
@@ -268,7 +271,10 @@ impl TableActor {
         // Every line the actor logs (and its bots' searches) names the table.
         let span = tracing::info_span!("table", table = %self.id);
         // The table lives on the heap once; its task's future holds only the pointer.
-        tracker.spawn(tracing::Instrument::instrument(Box::new(self).run(inbox, shutdown), span));
+        tracker.spawn(tracing::Instrument::instrument(
+            Box::new(self).run(inbox, shutdown),
+            span,
+        ));
         handle
     }
 
@@ -718,7 +724,15 @@ mod tests {
         let actor = TableActor::new("abcdefghij", settings, Store::new(pool), services);
         let (_commands, inbox) = mpsc::channel(1);
         let task = Box::new(actor).run(inbox, CancellationToken::new());
-        assert!(std::mem::size_of_val(&task) <= 1024, "{} bytes", std::mem::size_of_val(&task));
-        assert!(std::mem::size_of::<TableActor>() <= 2048, "{} bytes", std::mem::size_of::<TableActor>());
+        assert!(
+            std::mem::size_of_val(&task) <= 1024,
+            "{} bytes",
+            std::mem::size_of_val(&task)
+        );
+        assert!(
+            std::mem::size_of::<TableActor>() <= 2048,
+            "{} bytes",
+            std::mem::size_of::<TableActor>()
+        );
     }
 }

@@ -64,7 +64,7 @@ impl TableActor {
         payload: &Value,
         think: Option<Duration>,
     ) -> Result<(), Refusal> {
-        let timer = crate::metrics::MoveTimer::start(self.settings.kind().id());
+        let timer = self.move_metrics.start();
         let current = self.playing()?;
         if !current.game.active_seats().contains(seat) {
             return Err(Refusal::new(ErrorCode::NotYourTurn, "It is not your turn."));
@@ -109,14 +109,14 @@ impl TableActor {
             .append_move(current.id, record, result)
             .await
             .map_err(Refusal::storage)?;
-        timer.stored();
+        self.move_metrics.stored(&timer);
         let series = series.map(|(_, series)| series);
 
         // A draw offer lapses when a player who has not agreed to it moves (a Bughouse bot
         // has no say in draws, so its moves do not end one).
         let has_a_say = self.seats.bot(seat).is_none() || self.bots_answer_draws();
         let offer_lapses = has_a_say && !current.draw_agreed.is_empty() && !current.draw_agreed.contains(&seat);
-        let state = next.view();
+        let state = next.view_text();
         let to_move: Vec<Seat> = next.active_seats().iter().collect();
         let finished = next.outcome().map(ResultView::from);
         let clock_view = clocks.as_ref().map(|clocks| clocks.view(now));
@@ -150,7 +150,7 @@ impl TableActor {
             to_move,
             clocks: clock_view.clone(),
         });
-        timer.broadcast();
+        self.move_metrics.broadcast(timer);
         if let Some(result) = finished {
             let ratings = self.rating_changes(changes);
             self.announce_game_over(result, clock_view, series, ratings);

@@ -260,7 +260,6 @@ fn outcome_of(row: &ResultRow) -> Outcome {
 
 /// A move's JSON as text, as a table keeps it.
 pub(super) fn raw_json(value: &Value) -> Box<serde_json::value::RawValue> {
-    serde_json::value::to_raw_value(value).unwrap_or_else(|_| {
-        serde_json::value::RawValue::from_string("null".to_owned()).expect("null is JSON")
-    })
+    serde_json::value::to_raw_value(value)
+        .unwrap_or_else(|_| serde_json::value::RawValue::from_string("null".to_owned()).expect("null is JSON"))
 }

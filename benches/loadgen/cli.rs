@@ -158,7 +158,9 @@ impl PlayArgs {
 fn parse_rate(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(rate) if (0.1..=1_000_000.0).contains(&rate) => Ok(rate),
-        _ => Err(format!("{text:?} must be a number of moves per second from 0.1 to 1000000")),
+        _ => Err(format!(
+            "{text:?} must be a number of moves per second from 0.1 to 1000000"
+        )),
     }
 }
 

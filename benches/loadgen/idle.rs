@@ -248,11 +248,7 @@ pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> R
     Ok(IdleReport { lines, json })
 }
 
-fn collect_table(
-    done: Result<Result<String, Failure>, tokio::task::JoinError>,
-    tables: &mut Vec<String>,
-    live: &Live,
-) {
+fn collect_table(done: Result<Result<String, Failure>, tokio::task::JoinError>, tables: &mut Vec<String>, live: &Live) {
     match done {
         Ok(Ok(id)) => tables.push(id),
         Ok(Err(failure)) => live.fail(&failure),

@@ -68,9 +68,9 @@ fn main() -> ExitCode {
     let outcome = runtime.block_on(async {
         let run = async {
             match &mode {
-                Mode::Closed { play, common } => {
-                    play::run(play, None, common, server_pid).await.map(|r| r.print(common.json))
-                }
+                Mode::Closed { play, common } => play::run(play, None, common, server_pid)
+                    .await
+                    .map(|r| r.print(common.json)),
                 Mode::Open { play, rate, common } => play::run(play, Some(*rate), common, server_pid)
                     .await
                     .map(|r| r.print(common.json)),
@@ -98,7 +98,10 @@ fn server_pid(common: &Common) -> Option<u32> {
     }
     let found = procfs::find_listener(common.url.port());
     match found {
-        Some(pid) => eprintln!("loadgen: the server is process {pid} (listening on port {})", common.url.port()),
+        Some(pid) => eprintln!(
+            "loadgen: the server is process {pid} (listening on port {})",
+            common.url.port()
+        ),
         None => eprintln!(
             "loadgen: no process found listening on port {}: the server's CPU and memory are not measured (give --server-pid)",
             common.url.port()

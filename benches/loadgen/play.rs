@@ -194,7 +194,9 @@ pub async fn run(
     ];
     lines.extend(cpu_lines);
     if let (Some(before), Some(after)) = (rss_before, rss_after) {
-        lines.push(format!("server RSS: {before} KiB before the load, {after} KiB at the end of the window"));
+        lines.push(format!(
+            "server RSS: {before} KiB before the load, {after} KiB at the end of the window"
+        ));
     }
     lines.extend(failure_lines);
     let json = json!({
@@ -232,7 +234,11 @@ async fn progress(live: Arc<Live>, start: Instant, schedule: Schedule, stop: Can
         let now = Instant::now();
         let moves = live.moves.load(Ordering::Relaxed);
         let (p99_second, p99_window) = live.take_second();
-        let phase = if now < schedule.window_start { "warm-up" } else { "window" };
+        let phase = if now < schedule.window_start {
+            "warm-up"
+        } else {
+            "window"
+        };
         let ms = |p: Option<f64>| p.map_or("-".to_owned(), |p| format!("{p:.2} ms"));
         eprintln!(
             "[{:>4} s {phase:<7}] {:>6} moves/s, p99 {} (last s), {} (window), {} sockets open, {} games, {} failures",
@@ -392,7 +398,10 @@ async fn play_game(ctx: &Ctx, players: &mut [Ws; 2], rng: &mut SmallRng, schedul
         {
             let Some(&square) = free.get(rng.random_range(0..free.len().max(1))) else {
                 // A full board ends the game by the rules; the server says so first.
-                return Err(Failure::new("board_full_unannounced", "no free square and no end of game"));
+                return Err(Failure::new(
+                    "board_full_unannounced",
+                    "no free square and no end of game",
+                ));
             };
             let ws = if mover == 0 { &mut *x } else { &mut *o };
             ws.send(conn::move_frame(square))
@@ -434,7 +443,10 @@ async fn play_game(ctx: &Ctx, players: &mut [Ws; 2], rng: &mut SmallRng, schedul
             // it is the opponent's turn.
             "moved" if event.seat.map(usize::from) != Some(socket) => {
                 let Next::Waiting { ply: sent, from } = next else {
-                    return Err(Failure::new("unexpected_move", format!("a moved nobody sent: {message}")));
+                    return Err(Failure::new(
+                        "unexpected_move",
+                        format!("a moved nobody sent: {message}"),
+                    ));
                 };
                 if event.ply != sent || event.seat.map(usize::from) != Some(mover) {
                     return Err(Failure::new(
@@ -447,7 +459,8 @@ async fn play_game(ctx: &Ctx, players: &mut [Ws; 2], rng: &mut SmallRng, schedul
                     return Err(Failure::new("unexpected_move", format!("not a free square: {message}")));
                 };
                 free.swap_remove(position);
-                ctx.live.record(now.saturating_duration_since(from), schedule.contains(now));
+                ctx.live
+                    .record(now.saturating_duration_since(from), schedule.contains(now));
                 if event.to_move.as_ref().is_some_and(Vec::is_empty) {
                     return Ok(true);
                 }

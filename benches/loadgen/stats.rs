@@ -87,7 +87,9 @@ impl Live {
     /// One move seen by the opponent after `latency`; `in_window` if that was inside the
     /// measured window.
     pub fn record(&self, latency: Duration, in_window: bool) {
-        let us = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX).clamp(1, MAX_LATENCY_US);
+        let us = u64::try_from(latency.as_micros())
+            .unwrap_or(u64::MAX)
+            .clamp(1, MAX_LATENCY_US);
         self.moves.fetch_add(1, Ordering::Relaxed);
         let mut latencies = self.latencies.lock().unwrap_or_else(|e| e.into_inner());
         latencies.second.saturating_record(us);
@@ -179,10 +181,7 @@ pub fn cpu_report(cpu: &CpuUse, moves: Option<u64>) -> (Vec<String>, Value) {
         ));
     };
     row("server", cpu.server);
-    row(
-        &format!("postgres ({} procs)", cpu.postgres_processes),
-        cpu.postgres,
-    );
+    row(&format!("postgres ({} procs)", cpu.postgres_processes), cpu.postgres);
     row("load generator", Some(cpu.own));
     row("other load", Some(cpu.other()));
     row("machine busy", Some(cpu.machine_busy));

@@ -13,7 +13,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -21,31 +21,15 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{Common, IdleArgs};
 use crate::conn::{self, Failure, Frame};
-use crate::procfs::{self, CpuSample, CpuUse};
-use crate::stats::{self, Live};
+use crate::procfs;
+use crate::stats::{self, Live, Report, drain, measure};
 
 /// Tables created at once.
 const TABLE_CONCURRENCY: usize = 32;
 /// Pause between the last connection opened and the memory reading.
 const SETTLE: Duration = Duration::from_secs(2);
 
-pub struct IdleReport {
-    lines: Vec<String>,
-    json: Value,
-}
-
-impl IdleReport {
-    pub fn print(&self, as_json: bool) {
-        for line in &self.lines {
-            println!("{line}");
-        }
-        if as_json {
-            println!("{}", self.json);
-        }
-    }
-}
-
-pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> Result<IdleReport, String> {
+pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> Result<Report, String> {
     let wanted = idle.connections as usize;
     let own_limit = procfs::raise_nofile(u64::from(idle.connections) + 1024);
     if own_limit < u64::from(idle.connections) + 64 {
@@ -122,15 +106,19 @@ pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> R
         let source = common.source(i);
         let (server, live, stop, frames) = (common.url, live.clone(), stop.clone(), frames.clone());
         holders.spawn(async move {
-            let ws = open(server, source, &table).await;
-            drop(permit);
-            match ws {
+            // Counted before the permit goes back, so that the count is whole once every
+            // permit is back.
+            match open(server, source, &table).await {
                 Ok(ws) => {
                     live.open.fetch_add(1, Ordering::Relaxed);
                     live.opened.fetch_add(1, Ordering::Relaxed);
+                    drop(permit);
                     hold(ws, &live, &stop, &frames).await;
                 }
-                Err(failure) => live.fail(&failure),
+                Err(failure) => {
+                    live.fail(&failure);
+                    drop(permit);
+                }
             }
         });
         launched += 1;
@@ -156,22 +144,14 @@ pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> R
         idle.hold
     );
 
-    let postgres = common.postgres();
-    let cpu_start = CpuSample::take(server_pid, postgres);
-    tokio::time::sleep(Duration::from_secs(idle.hold)).await;
-    let cpu_end = CpuSample::take(server_pid, postgres);
+    let cpu = measure(server_pid, common, Instant::now() + Duration::from_secs(idle.hold)).await;
     let rss_end = server_pid.and_then(procfs::rss_kib);
     let own_rss = procfs::rss_kib(std::process::id());
     let open_at_end = live.open.load(Ordering::Relaxed);
     stop.cancel();
     let _ = progress.await;
-    let _ = tokio::time::timeout(Duration::from_secs(10), async {
-        while holders.join_next().await.is_some() {}
-    })
-    .await;
-    holders.abort_all();
+    drain(holders, Duration::from_secs(10)).await;
 
-    let cpu = CpuUse::between(&cpu_start, &cpu_end);
     let (cpu_lines, cpu_json) = stats::cpu_report(&cpu, None);
     let (failure_lines, failure_json) = stats::failure_report(&live.failures());
     let per_connection = |after: Option<u64>| match (rss_tables, after) {
@@ -245,7 +225,7 @@ pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> R
         "cpu": cpu_json,
         "failures": failure_json,
     });
-    Ok(IdleReport { lines, json })
+    Ok(Report { lines, json })
 }
 
 fn collect_table(done: Result<Result<String, Failure>, tokio::task::JoinError>, tables: &mut Vec<String>, live: &Live) {

@@ -25,7 +25,7 @@ use std::time::Duration;
 use futures_util::{SinkExt, StreamExt};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -34,8 +34,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{Common, PlayArgs};
 use crate::conn::{self, Failure, Frame, Ws};
-use crate::procfs::{self, CpuSample, CpuUse};
-use crate::stats::{self, Live, Summary};
+use crate::procfs;
+use crate::stats::{self, Live, Report, Summary, drain, measure};
 
 /// A match that hears nothing for this long gives its table up (`timeout`).
 const SILENCE: Duration = Duration::from_secs(10);
@@ -74,30 +74,13 @@ struct Ctx {
     seated: std::sync::atomic::AtomicU32,
 }
 
-/// A whole run's outcome.
-pub struct PlayReport {
-    lines: Vec<String>,
-    json: Value,
-}
-
-impl PlayReport {
-    pub fn print(&self, as_json: bool) {
-        for line in &self.lines {
-            println!("{line}");
-        }
-        if as_json {
-            println!("{}", self.json);
-        }
-    }
-}
-
 /// Runs the closed (`rate` `None`) or open mode and reports.
 pub async fn run(
     play: &PlayArgs,
     rate: Option<f64>,
     common: &Common,
     server_pid: Option<u32>,
-) -> Result<PlayReport, String> {
+) -> Result<Report, String> {
     let matches = play.matches;
     let sources: Vec<_> = (0..usize::from(common.sources)).map(|i| common.source(i)).collect();
     let http = sources
@@ -145,22 +128,14 @@ pub async fn run(
 
     let progress = tokio::spawn(progress(live.clone(), start, schedule, ctx.stop.clone()));
     tokio::time::sleep_until(schedule.window_start).await;
-    let postgres = common.postgres();
-    let cpu_start = CpuSample::take(server_pid, postgres);
-    tokio::time::sleep_until(schedule.window_end).await;
-    let cpu_end = CpuSample::take(server_pid, postgres);
+    let cpu = measure(server_pid, common, schedule.window_end).await;
     let rss_after = server_pid.and_then(procfs::rss_kib);
     ctx.stop.cancel();
     let _ = progress.await;
     // The matches close their sockets and end; those that do not within a few seconds are
     // dropped with their sockets.
-    let _ = tokio::time::timeout(Duration::from_secs(5), async {
-        while tasks.join_next().await.is_some() {}
-    })
-    .await;
-    tasks.abort_all();
+    drain(tasks, Duration::from_secs(5)).await;
 
-    let cpu = CpuUse::between(&cpu_start, &cpu_end);
     let window_moves = live.window_moves.load(Ordering::Relaxed);
     let latency = Summary::of(&live.window_histogram());
     let (cpu_lines, cpu_json) = stats::cpu_report(&cpu, Some(window_moves));
@@ -219,7 +194,7 @@ pub async fn run(
         "server_rss_kib_after": rss_after,
         "failures": failure_json,
     });
-    Ok(PlayReport { lines, json })
+    Ok(Report { lines, json })
 }
 
 /// A progress line on stderr once a second until `stop`.

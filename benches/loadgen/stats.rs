@@ -11,7 +11,11 @@ use hdrhistogram::Histogram;
 use serde_json::{Value, json};
 
 use crate::conn::Failure;
-use crate::procfs::CpuUse;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+
+use crate::cli::Common;
+use crate::procfs::{CpuSample, CpuUse};
 
 /// Longest latency a histogram holds (longer ones are clamped to it).
 const MAX_LATENCY_US: u64 = 120_000_000;
@@ -110,6 +114,39 @@ impl Live {
 
     pub fn window_histogram(&self) -> Histogram<u64> {
         self.latencies.lock().unwrap_or_else(|e| e.into_inner()).window.clone()
+    }
+}
+
+/// The CPU used from now until `end` by the server, PostgreSQL (with `--pg`), the load
+/// generator and the machine.
+pub async fn measure(server_pid: Option<u32>, common: &Common, end: Instant) -> CpuUse {
+    let postgres = common.postgres();
+    let start = CpuSample::take(server_pid, postgres);
+    tokio::time::sleep_until(end).await;
+    CpuUse::between(&start, &CpuSample::take(server_pid, postgres))
+}
+
+/// Waits up to `limit` for `tasks` to end, then aborts the rest.
+pub async fn drain(mut tasks: JoinSet<()>, limit: Duration) {
+    let _ = tokio::time::timeout(limit, async { while tasks.join_next().await.is_some() {} }).await;
+    tasks.abort_all();
+}
+
+/// A whole run's outcome: the human table, and its figures as one JSON object.
+pub struct Report {
+    pub lines: Vec<String>,
+    pub json: Value,
+}
+
+impl Report {
+    /// The table on stdout, and the JSON as its last line when `as_json`.
+    pub fn print(&self, as_json: bool) {
+        for line in &self.lines {
+            println!("{line}");
+        }
+        if as_json {
+            println!("{}", self.json);
+        }
     }
 }
 

@@ -1,0 +1,186 @@
+//! The command line: a mode (`closed`, `open`, `idle`) and its options, with clap's derive.
+//!
+//! Every count and duration has an upper bound, so no typo starts an endless run.
+
+use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Loads a running spelbord server over loopback WebSockets and reads its CPU and memory
+/// from /proc.
+#[derive(Debug, Parser)]
+#[command(name = "loadgen", about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub mode: Option<Mode>,
+    /// Added by `cargo bench`; without it (`cargo test --benches`) nothing heavy runs.
+    #[arg(long, global = true, hide = true)]
+    pub bench: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Mode {
+    /// M Gomoku matches at full speed: each move sent as soon as the mover has seen the
+    /// opponent's previous move.
+    Closed {
+        #[command(flatten)]
+        play: PlayArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// M Gomoku matches at a fixed offered rate of moves per second over all of them; a
+    /// move due while the previous one is unanswered waits, and its latency counts from
+    /// when it was due.
+    Open {
+        #[command(flatten)]
+        play: PlayArgs,
+        /// Offered moves per second over all matches.
+        #[arg(long, value_parser = parse_rate)]
+        rate: f64,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// N idle WebSockets, as spectators spread over tables; reports the server's memory.
+    Idle {
+        #[command(flatten)]
+        idle: IdleArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+/// Options of both playing modes.
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// Matches played at once (two players, two WebSockets each match).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=5000))]
+    pub matches: u32,
+    /// Seconds of play before the measured window.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=600))]
+    pub warmup: u64,
+    /// Seconds of the measured window.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub window: u64,
+    /// Seed of the random moves (each match draws from `seed + its number`).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// Options of the idle mode.
+#[derive(Debug, Args)]
+pub struct IdleArgs {
+    /// WebSockets to open and hold.
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u32).range(1..=200_000))]
+    pub connections: u32,
+    /// Spectators per table: the connections are spread over ceil(N / this) tables.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub per_table: u32,
+    /// Connections being opened at once.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=5000))]
+    pub concurrency: u32,
+    /// Seconds to hold every connection open once all are opened.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=3600))]
+    pub hold: u64,
+    /// Longest time, in seconds, for opening the connections; those not open by then
+    /// count as failed (`ramp_timeout`).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub ramp_limit: u64,
+}
+
+/// Options of every mode.
+#[derive(Debug, Args)]
+pub struct Common {
+    /// The running server, on a loopback address.
+    #[arg(long, default_value = "http://127.0.0.1:8080", value_parser = parse_loopback_url)]
+    pub url: SocketAddr,
+    /// The server's process id; found from the listening socket when absent.
+    #[arg(long)]
+    pub server_pid: Option<u32>,
+    /// Also measure PostgreSQL: the CPU of every process named `postgres` (the whole cluster).
+    #[arg(long)]
+    pub pg: bool,
+    /// With `--pg`: count only the cluster in this data folder (its postmaster, from
+    /// `postmaster.pid`, and that one's children), not every `postgres` on the machine.
+    #[arg(long, requires = "pg")]
+    pub pg_data: Option<std::path::PathBuf>,
+    /// Loopback source addresses to spread the connections over: 127.0.0.1 .. 127.0.0.N.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u8).range(1..=250))]
+    pub sources: u8,
+    /// Worker threads of the load generator's runtime.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub threads: u16,
+    /// Also print the summary as one line of JSON on stdout (the last line).
+    #[arg(long)]
+    pub json: bool,
+    /// A label copied into the JSON summary (e.g. the commit or the run's name).
+    #[arg(long, default_value = "")]
+    pub label: String,
+}
+
+impl Common {
+    /// What to count as PostgreSQL (see [`crate::procfs::CpuSample::take`]); looked up
+    /// when a window starts, so that the cluster may be started after the load generator.
+    pub fn postgres(&self) -> Option<Option<u32>> {
+        if !self.pg {
+            return None;
+        }
+        let Some(dir) = &self.pg_data else {
+            return Some(None);
+        };
+        let postmaster = crate::procfs::postmaster_of(dir);
+        if postmaster.is_none() {
+            eprintln!(
+                "loadgen: no postmaster.pid in {}: counting every postgres process",
+                dir.display()
+            );
+        }
+        Some(postmaster)
+    }
+
+    /// The source address of connection number `index`.
+    pub fn source(&self, index: usize) -> Ipv4Addr {
+        let host = u8::try_from(index % usize::from(self.sources)).unwrap_or(0) + 1;
+        Ipv4Addr::new(127, 0, 0, host)
+    }
+}
+
+impl PlayArgs {
+    pub fn warmup(&self) -> Duration {
+        Duration::from_secs(self.warmup)
+    }
+
+    pub fn window(&self) -> Duration {
+        Duration::from_secs(self.window)
+    }
+}
+
+fn parse_rate(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(rate) if (0.1..=1_000_000.0).contains(&rate) => Ok(rate),
+        _ => Err(format!(
+            "{text:?} must be a number of moves per second from 0.1 to 1000000"
+        )),
+    }
+}
+
+/// `http://host:port` (a path is ignored) that resolves to a loopback address only.
+fn parse_loopback_url(url: &str) -> Result<SocketAddr, String> {
+    let rest = url
+        .strip_prefix("http://")
+        .ok_or_else(|| format!("{url:?} must start with http://"))?;
+    let host_port = rest.split('/').next().unwrap_or_default();
+    let host_port = if host_port.contains(':') {
+        host_port.to_owned()
+    } else {
+        format!("{host_port}:80")
+    };
+    let addrs: Vec<SocketAddr> = host_port
+        .to_socket_addrs()
+        .map_err(|err| format!("cannot resolve {host_port}: {err}"))?
+        .collect();
+    match addrs.iter().find(|addr| addr.is_ipv4()).or(addrs.first()) {
+        Some(first) if addrs.iter().all(|addr| addr.ip().is_loopback()) => Ok(*first),
+        _ => Err(format!("{url:?} must be a loopback address (127.0.0.0/8 or ::1)")),
+    }
+}

@@ -1,0 +1,462 @@
+//! The playing modes: M Gomoku matches, each one task holding both players' WebSockets.
+//!
+//! A match creates a table (`POST /api/tables`, free opening, chosen seats), connects X and
+//! O (from two source addresses), sits them, and plays random legal moves, tracking the
+//! board from the `moved` events its next mover receives. When a game ends (five in a
+//! row or a full board) the match leaves that table and opens a new one.
+//!
+//! - **closed**: the next move is sent as soon as the mover's opponent (the next mover)
+//!   receives the previous `moved`;
+//! - **open**: each match offers `rate / M` moves a second: move n + 1 is due one interval
+//!   after move n was due. A move due while the previous one is unanswered waits, and its
+//!   latency counts from when it was due, so queuing shows (no coordinated omission). A
+//!   new game starts a fresh schedule (at a random phase), so table changes are not offered
+//!   moves.
+//!
+//! The latency is **opponent-sees**: from sending (closed) or the due time (open) of
+//! `move` to the opponent's socket receiving its `moved`. A move counts in the window
+//! when that receipt falls inside it.
+
+use std::pin::pin;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use futures_util::{SinkExt, StreamExt};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use serde_json::json;
+use tokio::sync::watch;
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use tokio_tungstenite::tungstenite::Message;
+use tokio_util::sync::CancellationToken;
+
+use crate::cli::{Common, PlayArgs};
+use crate::conn::{self, Failure, Frame, Ws};
+use crate::procfs;
+use crate::stats::{self, Live, Report, Summary, drain, measure};
+
+/// A match that hears nothing for this long gives its table up (`timeout`).
+const SILENCE: Duration = Duration::from_secs(10);
+/// The longest wait for every match to be seated before the warm-up starts anyway.
+const SEATING_LIMIT: Duration = Duration::from_secs(20);
+/// After the window, a run stops within this long whatever its tasks do.
+pub const STOP_GRACE: Duration = Duration::from_secs(30);
+/// A match that failed waits this long before it tries a new table.
+const RETRY_PAUSE: Duration = Duration::from_millis(200);
+
+/// When the load starts and where its measured window lies.
+#[derive(Debug, Clone, Copy)]
+struct Schedule {
+    window_start: Instant,
+    window_end: Instant,
+}
+
+impl Schedule {
+    fn contains(&self, at: Instant) -> bool {
+        at >= self.window_start && at < self.window_end
+    }
+}
+
+/// What every match shares.
+struct Ctx {
+    server: std::net::SocketAddr,
+    common_sources: Vec<std::net::Ipv4Addr>,
+    /// One HTTP client per source address.
+    http: Vec<reqwest::Client>,
+    /// The time between a match's moves in the open mode; `None`: full speed.
+    interval: Option<Duration>,
+    seed: u64,
+    live: Arc<Live>,
+    stop: CancellationToken,
+    /// Matches seated at their first table.
+    seated: std::sync::atomic::AtomicU32,
+}
+
+/// Runs the closed (`rate` `None`) or open mode and reports.
+pub async fn run(
+    play: &PlayArgs,
+    rate: Option<f64>,
+    common: &Common,
+    server_pid: Option<u32>,
+) -> Result<Report, String> {
+    let matches = play.matches;
+    let sources: Vec<_> = (0..usize::from(common.sources)).map(|i| common.source(i)).collect();
+    let http = sources
+        .iter()
+        .map(|&source| conn::http_client(source))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|f| f.to_string())?;
+    let live = Arc::new(Live::new());
+    let ctx = Arc::new(Ctx {
+        server: common.url,
+        common_sources: sources,
+        http,
+        interval: rate.map(|r| Duration::from_secs_f64(f64::from(matches) / r)),
+        seed: play.seed,
+        live: live.clone(),
+        stop: CancellationToken::new(),
+        seated: std::sync::atomic::AtomicU32::new(0),
+    });
+    let rss_before = server_pid.and_then(procfs::rss_kib);
+
+    // Every match seats its first table; the warm-up starts when all are seated.
+    let (start_tx, start_rx) = watch::channel(None);
+    let mut tasks = JoinSet::new();
+    for n in 0..matches {
+        tasks.spawn(run_match(n, ctx.clone(), start_rx.clone()));
+    }
+    let seating_started = Instant::now();
+    while ctx.seated.load(Ordering::Relaxed) < matches && seating_started.elapsed() < SEATING_LIMIT {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let seated = ctx.seated.load(Ordering::Relaxed);
+    let seating = seating_started.elapsed();
+    eprintln!(
+        "loadgen: {seated} of {matches} matches seated in {:.2} s; warm-up {} s, window {} s",
+        seating.as_secs_f64(),
+        play.warmup,
+        play.window
+    );
+    let start = Instant::now();
+    let schedule = Schedule {
+        window_start: start + play.warmup(),
+        window_end: start + play.warmup() + play.window(),
+    };
+    let _ = start_tx.send(Some(schedule));
+
+    let progress = tokio::spawn(progress(live.clone(), start, schedule, ctx.stop.clone()));
+    tokio::time::sleep_until(schedule.window_start).await;
+    let cpu = measure(server_pid, common, schedule.window_end).await;
+    let rss_after = server_pid.and_then(procfs::rss_kib);
+    ctx.stop.cancel();
+    let _ = progress.await;
+    // The matches close their sockets and end; those that do not within a few seconds are
+    // dropped with their sockets.
+    drain(tasks, Duration::from_secs(5)).await;
+
+    let window_moves = live.window_moves.load(Ordering::Relaxed);
+    let latency = Summary::of(&live.window_histogram());
+    let (cpu_lines, cpu_json) = stats::cpu_report(&cpu, Some(window_moves));
+    let (failure_lines, failure_json) = stats::failure_report(&live.failures());
+    let moves_per_second = window_moves as f64 / cpu.wall.as_secs_f64().max(f64::EPSILON);
+    let mode = if rate.is_some() { "open" } else { "closed" };
+
+    let mut lines = vec![
+        format!(
+            "loadgen {mode}: {matches} matches (Gomoku 15×15, free opening, random legal moves), {} WebSockets, server {} (pid {})",
+            2 * matches,
+            common.url,
+            server_pid.map_or("unknown".to_owned(), |p| p.to_string())
+        ),
+        format!(
+            "window: {:.2} s after {} s of warm-up; {window_moves} moves = {moves_per_second:.0} moves/s{}",
+            cpu.wall.as_secs_f64(),
+            play.warmup,
+            rate.map_or(String::new(), |r| format!(" (offered {r:.0}/s)"))
+        ),
+        format!(
+            "opponent-sees latency: {}",
+            latency.map_or("no moves in the window".to_owned(), |s| s.line())
+        ),
+        format!(
+            "tables created {}, games finished {}, matches seated at the start {seated} in {:.2} s",
+            live.tables.load(Ordering::Relaxed),
+            live.games.load(Ordering::Relaxed),
+            seating.as_secs_f64()
+        ),
+    ];
+    lines.extend(cpu_lines);
+    if let (Some(before), Some(after)) = (rss_before, rss_after) {
+        lines.push(format!(
+            "server RSS: {before} KiB before the load, {after} KiB at the end of the window"
+        ));
+    }
+    lines.extend(failure_lines);
+    let json = json!({
+        "mode": mode,
+        "label": common.label,
+        "matches": matches,
+        "offered_rate": rate,
+        "warmup_s": play.warmup,
+        "window_s": stats::round3(cpu.wall.as_secs_f64()),
+        "moves": window_moves,
+        "moves_per_s": moves_per_second.round(),
+        "latency": latency.map(|s| s.json()),
+        "tables": live.tables.load(Ordering::Relaxed),
+        "games": live.games.load(Ordering::Relaxed),
+        "seated": seated,
+        "seating_s": stats::round3(seating.as_secs_f64()),
+        "cpu": cpu_json,
+        "server_pid": server_pid,
+        "server_rss_kib_before": rss_before,
+        "server_rss_kib_after": rss_after,
+        "failures": failure_json,
+    });
+    Ok(Report { lines, json })
+}
+
+/// A progress line on stderr once a second until `stop`.
+async fn progress(live: Arc<Live>, start: Instant, schedule: Schedule, stop: CancellationToken) {
+    let mut tick = tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
+    let mut last_moves = 0;
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let now = Instant::now();
+        let moves = live.moves.load(Ordering::Relaxed);
+        let (p99_second, p99_window) = live.take_second();
+        let phase = if now < schedule.window_start {
+            "warm-up"
+        } else {
+            "window"
+        };
+        let ms = |p: Option<f64>| p.map_or("-".to_owned(), |p| format!("{p:.2} ms"));
+        eprintln!(
+            "[{:>4} s {phase:<7}] {:>6} moves/s, p99 {} (last s), {} (window), {} sockets open, {} games, {} failures",
+            now.duration_since(start).as_secs(),
+            moves - last_moves,
+            ms(p99_second),
+            ms(p99_window),
+            live.open.load(Ordering::Relaxed),
+            live.games.load(Ordering::Relaxed),
+            live.failure_count(),
+        );
+        last_moves = moves;
+    }
+}
+
+/// One match: table after table until `stop`.
+async fn run_match(n: u32, ctx: Arc<Ctx>, mut start: watch::Receiver<Option<Schedule>>) {
+    let mut rng = SmallRng::seed_from_u64(ctx.seed.wrapping_mul(1_000_003).wrapping_add(u64::from(n)));
+    let mut schedule: Option<Schedule> = None;
+    while !ctx.stop.is_cancelled() {
+        let seated = tokio::select! {
+            _ = ctx.stop.cancelled() => return,
+            seated = seat_table(&ctx, n) => seated,
+        };
+        let mut players = match seated {
+            Ok(players) => players,
+            Err(failure) => {
+                ctx.live.fail(&failure);
+                tokio::select! {
+                    _ = ctx.stop.cancelled() => return,
+                    _ = tokio::time::sleep(RETRY_PAUSE) => continue,
+                }
+            }
+        };
+        let schedule = match schedule {
+            Some(schedule) => schedule,
+            None => {
+                ctx.seated.fetch_add(1, Ordering::Relaxed);
+                let waited = tokio::select! {
+                    _ = ctx.stop.cancelled() => None,
+                    got = start.wait_for(Option::is_some) => got.ok().and_then(|s| *s),
+                };
+                let Some(got) = waited else {
+                    close(players, ctx.live.clone());
+                    return;
+                };
+                *schedule.insert(got)
+            }
+        };
+        match play_game(&ctx, &mut players, &mut rng, schedule).await {
+            Ok(true) => {
+                ctx.live.games.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(false) => {}
+            Err(failure) => ctx.live.fail(&failure),
+        }
+        close(players, ctx.live.clone());
+    }
+}
+
+/// Creates a table and seats X (seat 0) and O (seat 1) on their own connections; returns
+/// once both have seen `game_started`.
+async fn seat_table(ctx: &Ctx, n: u32) -> Result<[Ws; 2], Failure> {
+    let index = usize::try_from(n).unwrap_or(0);
+    let sources = &ctx.common_sources;
+    let table = conn::create_table(&ctx.http[index % ctx.http.len()], ctx.server).await?;
+    ctx.live.tables.fetch_add(1, Ordering::Relaxed);
+    let (x, o) = tokio::try_join!(
+        conn::connect(ctx.server, sources[(2 * index) % sources.len()], &table),
+        conn::connect(ctx.server, sources[(2 * index + 1) % sources.len()], &table),
+    )?;
+    ctx.live.open.fetch_add(2, Ordering::Relaxed);
+    let mut players = [x, o];
+    let seated = async {
+        for (seat, ws) in players.iter_mut().enumerate() {
+            let sit = format!(r#"{{"type":"sit","seat":{seat},"name":"load-{n}-{seat}"}}"#);
+            ws.send(Message::text(sit))
+                .await
+                .map_err(|err| Failure::ws("sending sit", &err))?;
+        }
+        for ws in &mut players {
+            until_game_started(ws).await?;
+        }
+        Ok(())
+    };
+    match tokio::time::timeout(SILENCE, seated).await {
+        Ok(Ok(())) => Ok(players),
+        Ok(Err(failure)) => {
+            close(players, ctx.live.clone());
+            Err(failure)
+        }
+        Err(_) => {
+            close(players, ctx.live.clone());
+            Err(Failure::timeout("seating"))
+        }
+    }
+}
+
+async fn until_game_started(ws: &mut Ws) -> Result<(), Failure> {
+    loop {
+        let message = ws
+            .next()
+            .await
+            .ok_or_else(|| Failure::new("closed", "the server closed the connection while seating"))?
+            .map_err(|err| Failure::ws("reading while seating", &err))?;
+        match conn::read_frame(&message)? {
+            Frame::Event(event) if event.kind == "game_started" => return Ok(()),
+            Frame::Event(event) if event.kind == "error" => {
+                return Err(Failure::new(
+                    format!("error_{}", event.code.unwrap_or("unknown")),
+                    format!("seating: {message}"),
+                ));
+            }
+            Frame::Closed(why) => return Err(Failure::new("closed", format!("while seating: {why}"))),
+            _ => {}
+        }
+    }
+}
+
+/// Closes both players' connections in the background.
+fn close(players: [Ws; 2], live: Arc<Live>) {
+    tokio::spawn(async move {
+        for mut ws in players {
+            let _ = tokio::time::timeout(Duration::from_secs(2), ws.close(None)).await;
+            live.open.fetch_sub(1, Ordering::Relaxed);
+        }
+    });
+}
+
+/// What a match waits for.
+#[derive(Debug, Clone, Copy)]
+enum Next {
+    /// Seat `mover` plays once `due` has come.
+    Ready { due: Instant },
+    /// Ply `ply` was sent; its latency counts from `from`.
+    Waiting { ply: u32, from: Instant },
+}
+
+/// Plays one game to its end (`Ok(true)`), or until `stop` (`Ok(false)`).
+async fn play_game(ctx: &Ctx, players: &mut [Ws; 2], rng: &mut SmallRng, schedule: Schedule) -> Result<bool, Failure> {
+    let mut free: Vec<u8> = (0..225).collect();
+    let mut mover = 0usize;
+    let mut ply = 0u32;
+    let mut next = Next::Ready {
+        due: match ctx.interval {
+            Some(interval) => Instant::now() + interval.mul_f64(rng.random::<f64>()),
+            None => Instant::now(),
+        },
+    };
+    // One timer for silence, moved on only when it fires (cheaper than one per message).
+    let mut last_heard = Instant::now();
+    let mut silence = pin!(tokio::time::sleep(SILENCE));
+    let [x, o] = players;
+    loop {
+        if let Next::Ready { due } = next
+            && Instant::now() >= due
+        {
+            let Some(&square) = free.get(rng.random_range(0..free.len().max(1))) else {
+                // A full board ends the game by the rules; the server says so first.
+                return Err(Failure::new(
+                    "board_full_unannounced",
+                    "no free square and no end of game",
+                ));
+            };
+            let ws = if mover == 0 { &mut *x } else { &mut *o };
+            ws.send(conn::move_frame(square))
+                .await
+                .map_err(|err| Failure::ws("sending a move", &err))?;
+            let from = if ctx.interval.is_some() { due } else { Instant::now() };
+            next = Next::Waiting { ply: ply + 1, from };
+        }
+        let due = match next {
+            Next::Ready { due } => Some(due),
+            Next::Waiting { .. } => None,
+        };
+        let (socket, message) = tokio::select! {
+            biased;
+            _ = ctx.stop.cancelled() => return Ok(false),
+            message = x.next() => (0, message),
+            message = o.next() => (1, message),
+            _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => continue,
+            _ = &mut silence => {
+                if last_heard.elapsed() >= SILENCE {
+                    return Err(Failure::timeout(&format!("waiting for the moved of ply {}", ply + 1)));
+                }
+                silence.as_mut().reset(last_heard + SILENCE);
+                continue;
+            }
+        };
+        let now = Instant::now();
+        last_heard = now;
+        let message = message
+            .ok_or_else(|| Failure::new("closed", "the server closed the connection during a game"))?
+            .map_err(|err| Failure::ws("reading during a game", &err))?;
+        let event = match conn::read_frame(&message)? {
+            Frame::Event(event) => event,
+            Frame::Other => continue,
+            Frame::Closed(why) => return Err(Failure::new("closed", format!("during a game: {why}"))),
+        };
+        match event.kind {
+            // The opponent of the mover sees the move: record it, track the board, and
+            // it is the opponent's turn.
+            "moved" if event.seat.map(usize::from) != Some(socket) => {
+                let Next::Waiting { ply: sent, from } = next else {
+                    return Err(Failure::new(
+                        "unexpected_move",
+                        format!("a moved nobody sent: {message}"),
+                    ));
+                };
+                if event.ply != sent || event.seat.map(usize::from) != Some(mover) {
+                    return Err(Failure::new(
+                        "unexpected_move",
+                        format!("waiting for ply {sent} by seat {mover}: {message}"),
+                    ));
+                }
+                let square = event.played.as_ref().and_then(|p| conn::square_index(p.at));
+                let Some(position) = square.and_then(|s| free.iter().position(|&f| f == s)) else {
+                    return Err(Failure::new("unexpected_move", format!("not a free square: {message}")));
+                };
+                free.swap_remove(position);
+                ctx.live
+                    .record(now.saturating_duration_since(from), schedule.contains(now));
+                if event.to_move.as_ref().is_some_and(Vec::is_empty) {
+                    return Ok(true);
+                }
+                ply = sent;
+                mover = socket;
+                next = Next::Ready {
+                    due: match ctx.interval {
+                        Some(interval) => from + interval,
+                        None => now,
+                    },
+                };
+            }
+            "game_over" => return Ok(true),
+            "error" => {
+                return Err(Failure::new(
+                    format!("error_{}", event.code.unwrap_or("unknown")),
+                    format!("during a game: {message}"),
+                ));
+            }
+            // The mover's own `moved`, and every other event.
+            _ => {}
+        }
+    }
+}

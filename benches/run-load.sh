@@ -19,6 +19,9 @@
 #   NOFILE            file descriptors for the server and the load generator (default
 #                     200000; raising the hard limit needs root, otherwise the hard limit
 #                     in force is used and the server holds fewer connections)
+#   SPELBORD_BIN      a server binary to load instead of this tree's release build (to
+#                     measure an earlier build side by side; it is not rebuilt)
+#   PERF_RECORD       a file: record the server with `perf record -g` for the whole run
 #   SERVER_LOG        the server's log (default ${TMPDIR:-/tmp}/spelbord-load-server.log)
 #   Any APP__... setting, e.g. APP__DATABASE__MAX_CONNECTIONS=20, reaches the server.
 #
@@ -41,7 +44,11 @@ SERVER_LOG=${SERVER_LOG:-${TMPDIR:-/tmp}/spelbord-load-server.log}
 TARGET_DIR=${CARGO_TARGET_DIR:-target}
 
 # Build both first, so that no compiler runs during the measurement.
-cargo build --release --bin spelbord
+SPELBORD_BIN=${SPELBORD_BIN:-}
+if [ -z "$SPELBORD_BIN" ]; then
+    cargo build --release --bin spelbord
+    SPELBORD_BIN="$TARGET_DIR/release/spelbord"
+fi
 cargo bench --bench loadgen --no-run
 
 # Raise the descriptor limit for this shell and its children (the server and the load).
@@ -66,9 +73,18 @@ export APP__LIMITS__TABLES_PER_MINUTE=${APP__LIMITS__TABLES_PER_MINUTE:-1000000}
 export APP__LIMITS__CONNECTIONS_PER_ADDRESS=${APP__LIMITS__CONNECTIONS_PER_ADDRESS:-0}
 export RUST_LOG=${RUST_LOG:-warn}
 
-"$TARGET_DIR/release/spelbord" serve >"$SERVER_LOG" 2>&1 &
+"$SPELBORD_BIN" serve >"$SERVER_LOG" 2>&1 &
 SERVER_PID=$!
+PERF_PID=
+if [ -n "${PERF_RECORD:-}" ]; then
+    perf record -F 999 --call-graph dwarf,16384 -p "$SERVER_PID" -o "$PERF_RECORD" 2>/dev/null &
+    PERF_PID=$!
+fi
 stop_server() {
+    if [ -n "$PERF_PID" ]; then
+        kill -INT "$PERF_PID" 2>/dev/null || true
+        wait "$PERF_PID" 2>/dev/null || true
+    fi
     if kill -0 "$SERVER_PID" 2>/dev/null; then
         kill -TERM "$SERVER_PID"
         # The server stops its private cluster as it goes; give it up to 60 s.

@@ -90,67 +90,67 @@ impl Store {
         series: &SeriesLink<'_>,
     ) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("start_game");
-        let mut tx = self.pool().begin().await?;
-        if let Some(new) = &series.new {
-            sqlx::query("INSERT INTO series (id, table_id, number, format) VALUES ($1, $2, $3, $4)")
-                .bind(series.id)
-                .bind(table_id)
-                .bind(count(new.number))
-                .bind(new.format.id())
-                .execute(&mut *tx)
-                .await?;
-            for (side, players) in new.sides.iter().enumerate() {
-                sqlx::query("INSERT INTO series_sides (series_id, side, players) VALUES ($1, $2, $3)")
-                    .bind(series.id)
-                    .bind(i16::try_from(side).unwrap_or(0))
-                    .bind(players)
-                    .execute(&mut *tx)
-                    .await?;
-            }
-        }
-        sqlx::query("DELETE FROM seats WHERE table_id = $1")
-            .bind(table_id)
-            .execute(&mut *tx)
-            .await?;
-        for player in players {
-            sqlx::query("INSERT INTO seats (table_id, seat, player_key, name, bot) VALUES ($1, $2, $3, $4, $5)")
-                .bind(table_id)
-                .bind(i16::from(player.seat))
-                .bind(&player.player_key)
-                .bind(&player.name)
-                .bind(player.bot)
-                .execute(&mut *tx)
-                .await?;
-        }
+        // One statement, so one round trip and atomic by itself (the foreign keys between
+        // its parts are checked at its end): the series and its sides when the game starts
+        // one, the table's seats as the game starts with them, the game and its players.
+        let (series_number, series_format, side_numbers, side_names) = match &series.new {
+            Some(new) => (
+                Some(count(new.number)),
+                Some(new.format.id()),
+                vec![0i16, 1],
+                new.sides.iter().map(|side| (*side).to_owned()).collect(),
+            ),
+            None => (None, None, Vec::new(), Vec::new()),
+        };
+        let seats: Vec<i16> = players.iter().map(|p| i16::from(p.seat)).collect();
+        let roles: Vec<&str> = players.iter().map(|p| p.role.as_str()).collect();
+        let keys: Vec<Option<&[u8]>> = players.iter().map(|p| p.player_key.as_deref()).collect();
+        let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
+        let bots: Vec<Option<&str>> = players.iter().map(|p| p.bot).collect();
+        let sides: Vec<i16> = players.iter().map(|p| i16::from(p.side)).collect();
         sqlx::query(
-            "INSERT INTO games (id, table_id, number, deadline, series_id, series_game, rated)
-             VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            "WITH new_series AS (
+                 INSERT INTO series (id, table_id, number, format)
+                 SELECT $1, $2, $3, $4 WHERE $4::text IS NOT NULL
+             ), new_sides AS (
+                 INSERT INTO series_sides (series_id, side, players)
+                 SELECT $1, side, players FROM UNNEST($5::smallint[], $6::text[]) AS s(side, players)
+             ), freed AS (
+                 DELETE FROM seats WHERE table_id = $2 AND NOT (seat = ANY($7::smallint[]))
+             ), seated AS (
+                 INSERT INTO seats (table_id, seat, player_key, name, bot)
+                 SELECT $2, seat, player_key, name, bot
+                   FROM UNNEST($7::smallint[], $9::bytea[], $10::text[], $11::text[]) AS p(seat, player_key, name, bot)
+                 ON CONFLICT (table_id, seat) DO UPDATE
+                    SET player_key = EXCLUDED.player_key, name = EXCLUDED.name, bot = EXCLUDED.bot, sat_at = now()
+             ), game AS (
+                 INSERT INTO games (id, table_id, number, deadline, series_id, series_game, rated)
+                 VALUES ($13, $2, $14, $15, $1, $16, $17)
+             )
+             INSERT INTO game_players (game_id, seat, role, player_key, name, bot, side)
+             SELECT $13, seat, role, player_key, name, bot, side
+               FROM UNNEST($7::smallint[], $8::text[], $9::bytea[], $10::text[], $11::text[], $12::smallint[])
+                 AS p(seat, role, player_key, name, bot, side)",
         )
-        .bind(game_id)
+        .bind(series.id)
         .bind(table_id)
+        .bind(series_number)
+        .bind(series_format)
+        .bind(&side_numbers)
+        .bind(&side_names)
+        .bind(&seats)
+        .bind(&roles)
+        .bind(&keys)
+        .bind(&names)
+        .bind(&bots)
+        .bind(&sides)
+        .bind(game_id)
         .bind(count(number))
         .bind(deadline)
-        .bind(series.id)
         .bind(count(series.game))
         .bind(series.rated)
-        .execute(&mut *tx)
+        .execute(self.pool())
         .await?;
-        for player in players {
-            sqlx::query(
-                "INSERT INTO game_players (game_id, seat, role, player_key, name, bot, side)
-                 VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
-            .bind(game_id)
-            .bind(i16::from(player.seat))
-            .bind(&player.role)
-            .bind(&player.player_key)
-            .bind(&player.name)
-            .bind(player.bot)
-            .bind(i16::from(player.side))
-            .execute(&mut *tx)
-            .await?;
-        }
-        tx.commit().await?;
         Ok(())
     }
 
@@ -246,8 +246,12 @@ async fn insert_result(
 ) -> Result<Vec<RatingChange>, StoreError> {
     let winners: Vec<i16> = result.outcome.winners().iter().map(|seat| i16::from(*seat)).collect();
     let detail = (!result.outcome.detail.is_null()).then_some(&result.outcome.detail);
+    // The result and the game's end in one statement.
     sqlx::query(
-        "INSERT INTO results (game_id, outcome, winners, reason, detail, move_count, players, started_at, ended_at)
+        "WITH ended AS (
+             UPDATE games SET status = 'finished', ended_at = now(), deadline = NULL WHERE id = $1
+         )
+         INSERT INTO results (game_id, outcome, winners, reason, detail, move_count, players, started_at, ended_at)
          SELECT g.id, $2, $3, $4, $5, $6,
                 (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('seat', p.seat, 'role', p.role, 'name', p.name, 'bot', p.bot)) ORDER BY p.seat), '[]'::jsonb)
                    FROM game_players p WHERE p.game_id = g.id),
@@ -262,10 +266,6 @@ async fn insert_result(
     .bind(count(result.move_count))
     .execute(&mut *tx)
     .await?;
-    sqlx::query("UPDATE games SET status = 'finished', ended_at = now(), deadline = NULL WHERE id = $1")
-        .bind(game_id)
-        .execute(&mut *tx)
-        .await?;
     if let Some(series) = result.series {
         store_standings(tx, series).await?;
     }
@@ -277,20 +277,23 @@ async fn insert_result(
 
 /// Writes a series' standings and, once it is decided, its result.
 async fn store_standings(tx: &mut sqlx::PgConnection, series: SeriesRecord) -> Result<(), StoreError> {
-    for (side, standing) in series.standings.iter().enumerate() {
-        sqlx::query(
-            "UPDATE series_sides SET wins = $3, draws = $4, losses = $5, points = $6
-              WHERE series_id = $1 AND side = $2",
-        )
-        .bind(series.id)
-        .bind(i16::try_from(side).unwrap_or(0))
-        .bind(count(standing.wins))
-        .bind(count(standing.draws))
-        .bind(count(standing.losses))
-        .bind(count(standing.points()))
-        .execute(&mut *tx)
-        .await?;
-    }
+    // Both sides' standings in one statement.
+    let sides: Vec<i16> = vec![0, 1];
+    let standing = |of: fn(&Standing) -> u32| -> Vec<i32> { series.standings.iter().map(|s| count(of(s))).collect() };
+    sqlx::query(
+        "UPDATE series_sides ss SET wins = s.wins, draws = s.draws, losses = s.losses, points = s.points
+           FROM UNNEST($2::smallint[], $3::integer[], $4::integer[], $5::integer[], $6::integer[])
+                AS s(side, wins, draws, losses, points)
+          WHERE ss.series_id = $1 AND ss.side = s.side",
+    )
+    .bind(series.id)
+    .bind(&sides)
+    .bind(standing(|s| s.wins))
+    .bind(standing(|s| s.draws))
+    .bind(standing(|s| s.losses))
+    .bind(standing(Standing::points))
+    .execute(&mut *tx)
+    .await?;
     if let Some(result) = series.result {
         let (kind, winner) = match result {
             SeriesResult::Won { side } => ("win", Some(i16::from(side))),

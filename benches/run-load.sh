@@ -11,7 +11,9 @@
 #   cargo bench --bench loadgen -- "$@" --url http://127.0.0.1:$PORT --server-pid PID
 #     [--pg-data $SPELBORD_LOAD_PG when the arguments have --pg]
 # and stops the server (SIGTERM; it stops its cluster as the last user). One server per
-# run: every run starts from a fresh process (the cluster's data is kept between runs).
+# run: every run starts from a fresh process and a fresh cluster (an earlier run's millions of
+# moves would otherwise cost PostgreSQL vacuum and checkpoint work inside the next window);
+# KEEP_PG=1 keeps the cluster.
 #
 # Environment:
 #   PORT              the server's port (default 18080)
@@ -66,6 +68,9 @@ fi
 unset DATABASE_URL
 export PORT
 export APP__SERVER__HOST=127.0.0.1
+if [ "${KEEP_PG:-0}" != 1 ] && [ -f "$SPELBORD_LOAD_PG/PG_VERSION" ]; then
+    rm -rf "$SPELBORD_LOAD_PG"
+fi
 export APP__DATABASE__LOCAL_DIR="$SPELBORD_LOAD_PG"
 export APP__LIMITS__MESSAGES_PER_SECOND=${APP__LIMITS__MESSAGES_PER_SECOND:-100000}
 export APP__LIMITS__MESSAGE_BURST=${APP__LIMITS__MESSAGE_BURST:-100000}

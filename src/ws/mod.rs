@@ -20,7 +20,7 @@ use crate::http::error::ApiError;
 /// The read buffer per socket: small, because a server holds many idle sockets and a
 /// client's messages are short (a larger message is read in several goes). Every read
 /// first zero-fills this much of the buffer, so a large one costs CPU on every frame too.
-const READ_BUFFER: usize = 1024;
+const READ_BUFFER: usize = 512;
 
 /// Frames queued for a socket are written together until they reach this many bytes.
 const WRITE_BUFFER: usize = 8 * 1024;

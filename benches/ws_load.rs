@@ -39,7 +39,10 @@
 //! ignored, except that without `--bench` (that is, when run by `cargo test --benches`
 //! rather than `cargo bench`) the defaults shrink to a smoke run of 2 tables × 10 moves.
 
-use std::net::{SocketAddr, ToSocketAddrs};
+#[path = "shared/loopback.rs"]
+mod loopback;
+
+use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -124,7 +127,7 @@ fn main() -> ExitCode {
     };
 
     let (addr, mut server) = match std::env::var("SPELBORD_URL") {
-        Ok(url) => match loopback_addr(&url) {
+        Ok(url) => match loopback::loopback_addr(&url).map_err(|err| format!("SPELBORD_URL: {err}")) {
             Ok(addr) => {
                 println!("target: the running server at {url} ({addr})");
                 (addr, None)
@@ -261,29 +264,6 @@ fn env_count(name: &str, default: usize, max: usize) -> Fallible<usize> {
     match text.trim().parse::<usize>() {
         Ok(n) if (1..=max).contains(&n) => Ok(n),
         _ => Err(format!("{name}={text:?} must be a number from 1 to {max}")),
-    }
-}
-
-/// The socket address of an `http://host:port` URL, which must resolve to loopback only.
-fn loopback_addr(url: &str) -> Fallible<SocketAddr> {
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("SPELBORD_URL={url:?} must start with http://"))?;
-    let host_port = rest.split('/').next().unwrap_or_default();
-    let host_port = if host_port.contains(':') {
-        host_port.to_owned()
-    } else {
-        format!("{host_port}:80")
-    };
-    let addrs: Vec<SocketAddr> = host_port
-        .to_socket_addrs()
-        .map_err(|err| format!("SPELBORD_URL={url:?}: cannot resolve {host_port}: {err}"))?
-        .collect();
-    match addrs.first() {
-        Some(first) if addrs.iter().all(|addr| addr.ip().is_loopback()) => Ok(*first),
-        _ => Err(format!(
-            "SPELBORD_URL={url:?} resolves to {addrs:?}: this load generator only targets loopback addresses"
-        )),
     }
 }
 

@@ -2,7 +2,7 @@
 //!
 //! Every count and duration has an upper bound, so no typo starts an endless run.
 
-use std::net::{Ipv4Addr, SocketAddr, ToSocketAddrs};
+use std::net::{Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
@@ -92,7 +92,7 @@ pub struct IdleArgs {
 #[derive(Debug, Args)]
 pub struct Common {
     /// The running server, on a loopback address.
-    #[arg(long, default_value = "http://127.0.0.1:8080", value_parser = parse_loopback_url)]
+    #[arg(long, default_value = "http://127.0.0.1:8080", value_parser = crate::loopback::loopback_addr)]
     pub url: SocketAddr,
     /// The server's process id; found from the listening socket when absent.
     #[arg(long)]
@@ -161,26 +161,5 @@ fn parse_rate(text: &str) -> Result<f64, String> {
         _ => Err(format!(
             "{text:?} must be a number of moves per second from 0.1 to 1000000"
         )),
-    }
-}
-
-/// `http://host:port` (a path is ignored) that resolves to a loopback address only.
-fn parse_loopback_url(url: &str) -> Result<SocketAddr, String> {
-    let rest = url
-        .strip_prefix("http://")
-        .ok_or_else(|| format!("{url:?} must start with http://"))?;
-    let host_port = rest.split('/').next().unwrap_or_default();
-    let host_port = if host_port.contains(':') {
-        host_port.to_owned()
-    } else {
-        format!("{host_port}:80")
-    };
-    let addrs: Vec<SocketAddr> = host_port
-        .to_socket_addrs()
-        .map_err(|err| format!("cannot resolve {host_port}: {err}"))?
-        .collect();
-    match addrs.iter().find(|addr| addr.is_ipv4()).or(addrs.first()) {
-        Some(first) if addrs.iter().all(|addr| addr.ip().is_loopback()) => Ok(*first),
-        _ => Err(format!("{url:?} must be a loopback address (127.0.0.0/8 or ::1)")),
     }
 }

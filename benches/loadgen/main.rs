@@ -25,6 +25,8 @@
 mod cli;
 mod conn;
 mod idle;
+#[path = "../shared/loopback.rs"]
+mod loopback;
 mod play;
 mod procfs;
 mod stats;

@@ -442,7 +442,7 @@ pub struct TableSnapshot {
     /// rebuilt after a restart); resume with `?since=VERSION&epoch=EPOCH`.
     pub epoch: u32,
     pub game: &'static str,
-    pub settings: Value,
+    pub settings: Box<serde_json::value::RawValue>,
     pub status: TableStatus,
     pub version: u64,
     pub seats: Vec<SeatView>,

@@ -55,7 +55,8 @@ pub const DEFAULT_BUGHOUSE_PACE_MS: u64 = 2_000;
 
 struct Job {
     search: Search,
-    reply: mpsc::UnboundedSender<BotAnswer>,
+    /// Boxed: every table holds the channel, and its first block holds 32 answers.
+    reply: mpsc::UnboundedSender<Box<BotAnswer>>,
     queued_at: Instant,
     /// The asking table's span, entered while searching, so the search's log lines name
     /// the table.
@@ -123,7 +124,7 @@ impl BotPool {
     }
 
     /// Queues a search; its answer comes back on `reply`.
-    pub fn submit(&self, search: Search, reply: mpsc::UnboundedSender<BotAnswer>) {
+    pub fn submit(&self, search: Search, reply: mpsc::UnboundedSender<Box<BotAnswer>>) {
         let job = Job {
             search,
             reply,
@@ -171,7 +172,7 @@ fn run_thread(queue: &Mutex<std_mpsc::Receiver<Job>>) {
             queued: started.saturating_duration_since(job.queued_at),
         };
         // The table may be gone (it stopped or its game ended): nobody to answer.
-        let _ = job.reply.send(answer);
+        let _ = job.reply.send(Box::new(answer));
     }
 }
 

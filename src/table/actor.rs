@@ -151,7 +151,8 @@ struct CurrentGame {
 pub struct TableActor {
     id: String,
     settings: TableSettings,
-    settings_json: Value,
+    /// The settings as JSON text (for snapshots; a parsed map would cost ten times more).
+    settings_json: Box<serde_json::value::RawValue>,
     store: Store,
     limits: TableLimits,
     version: u64,
@@ -188,8 +189,8 @@ pub struct TableActor {
     /// Searches under way and bots waiting, per seat.
     bot_seats: BotSeats,
     /// Where the search threads send their answers; the receiver is the loop's.
-    bot_reply: mpsc::UnboundedSender<BotAnswer>,
-    bot_answers: Option<mpsc::UnboundedReceiver<BotAnswer>>,
+    bot_reply: mpsc::UnboundedSender<Box<BotAnswer>>,
+    bot_answers: Option<mpsc::UnboundedReceiver<Box<BotAnswer>>>,
     /// The series in play (or last played); `None` before the first game.
     series: Option<SeriesState>,
     /// Counts this table in the metrics under its game and status while its actor runs.
@@ -220,7 +221,7 @@ impl TableActor {
             bot_reply,
             bot_answers: Some(bot_answers),
             id: id.to_owned(),
-            settings_json: settings.to_json(),
+            settings_json: restore::raw_json(&settings.to_json()),
             preview: settings.game.new_game(),
             settings,
             store,
@@ -301,7 +302,7 @@ impl TableActor {
                 _ = sleep_until(self.audience.due) => self.announce_spectators(),
                 Some(answer) = bot_answers.recv() => {
                     Box::pin(self.settle_timers()).await;
-                    Box::pin(self.bot_answered(answer)).await;
+                    Box::pin(self.bot_answered(*answer)).await;
                 }
                 cmd = inbox.recv() => match cmd {
                     Some(cmd) => {
@@ -346,7 +347,7 @@ impl TableActor {
                 if !self.conns.contains_key(&conn) {
                     return;
                 }
-                let Envelope { msg, reference } = envelope;
+                let Envelope { msg, reference } = *envelope;
                 let outcome = self.client(conn, msg, reference.clone()).await;
                 if let Err(refusal) = outcome {
                     let error = ServerMsg::Error {

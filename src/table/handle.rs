@@ -61,7 +61,11 @@ impl TableHandle {
     }
 
     pub async fn client(&self, conn: ConnId, envelope: Envelope) -> Result<(), TableClosed> {
-        self.send(TableCmd::Client { conn, envelope }).await
+        self.send(TableCmd::Client {
+            conn,
+            envelope: Box::new(envelope),
+        })
+        .await
     }
 
     pub async fn snapshot(&self) -> Result<TableSnapshot, TableClosed> {

@@ -25,8 +25,9 @@ pub enum TableCmd {
     },
     /// A connection closed.
     Leave { conn: ConnId },
-    /// A well-formed client message from `conn`.
-    Client { conn: ConnId, envelope: Envelope },
+    /// A well-formed client message from `conn` (boxed: a table's queue allocates room for
+    /// 32 commands at once, so the command's size is paid 32 times over by every table).
+    Client { conn: ConnId, envelope: Box<Envelope> },
     /// The public snapshot (for `GET /api/tables/{id}`).
     Snapshot { reply: oneshot::Sender<TableSnapshot> },
 }

@@ -208,7 +208,7 @@ impl TableActor {
             let reply = self.bot_reply.clone();
             tokio::spawn(async move {
                 tokio::time::sleep_until(at).await;
-                let _ = reply.send(answer);
+                let _ = reply.send(Box::new(answer));
             });
             return;
         }

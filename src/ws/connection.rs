@@ -113,7 +113,7 @@ pub async fn serve(
     let conn: ConnId = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let (outbox, mut frames) = mpsc::channel(limits.outgoing_queue.max(1));
     tracing::Span::current().record("conn", conn);
-    if table.join(conn, outbox, since).await.is_err() {
+    if Box::pin(table.join(conn, outbox, since)).await.is_err() {
         return;
     }
     let _open = crate::metrics::open_connection();
@@ -138,7 +138,7 @@ pub async fn serve(
             _ = &mut shutting_down => break Ending::Restart,
             frame = frames.recv() => match frame {
                 Some(frame) => {
-                    if let Err(ending) = send_queued(&mut sink, frame, &mut frames).await {
+                    if let Err(ending) = Box::pin(send_queued(&mut sink, frame, &mut frames)).await {
                         break ending;
                     }
                 }
@@ -150,7 +150,7 @@ pub async fn serve(
                 if liveness.is_silent(Instant::now()) {
                     break Ending::Silent;
                 }
-                if let Err(ending) = send(&mut sink, Message::Ping(Default::default())).await {
+                if let Err(ending) = Box::pin(send(&mut sink, Message::Ping(Default::default()))).await {
                     break ending;
                 }
             }
@@ -168,7 +168,7 @@ pub async fn serve(
                     crate::metrics::rate_limited(crate::metrics::Limit::Messages);
                     if !std::mem::replace(&mut limited, true) {
                         let reply = error(&table, ErrorCode::RateLimited, "Too many messages: this one was dropped, and so are any more until you slow down.".into(), None);
-                        if let Err(ending) = send(&mut sink, reply).await { break ending; }
+                        if let Err(ending) = Box::pin(send(&mut sink, reply)).await { break ending; }
                     }
                     continue;
                 }
@@ -176,19 +176,19 @@ pub async fn serve(
                 match message {
                     Message::Text(text) => match parse_client_msg(text.as_str()) {
                         Ok(envelope) => {
-                            if table.client(conn, envelope).await.is_err() {
+                            if Box::pin(table.client(conn, envelope)).await.is_err() {
                                 // The table stopped: only the server shutting down does that
                                 // to a table with connections.
                                 break Ending::Restart;
                             }
                         }
                         Err((code, message, reference)) => {
-                            if let Err(ending) = send(&mut sink, error(&table, code, message, reference)).await { break ending; }
+                            if let Err(ending) = Box::pin(send(&mut sink, error(&table, code, message, reference))).await { break ending; }
                         }
                     },
                     Message::Binary(_) => {
                         let reply = error(&table, ErrorCode::MalformedJson, "Binary frames are not accepted; send JSON text.".into(), None);
-                        if let Err(ending) = send(&mut sink, reply).await { break ending; }
+                        if let Err(ending) = Box::pin(send(&mut sink, reply)).await { break ending; }
                     }
                     Message::Ping(_) | Message::Pong(_) | Message::Close(_) => {}
                 }
@@ -201,14 +201,18 @@ pub async fn serve(
                 code,
                 reason: ending.reason().into(),
             };
-            let _ = tokio::time::timeout(SEND_TIMEOUT, sink.send(Message::Close(Some(frame)))).await;
+            let _ = Box::pin(tokio::time::timeout(
+                SEND_TIMEOUT,
+                sink.send(Message::Close(Some(frame))),
+            ))
+            .await;
         }
         // Completes the client's closing handshake (the WebSocket layer queued the reply).
         None => {
-            let _ = tokio::time::timeout(SEND_TIMEOUT, sink.close()).await;
+            let _ = Box::pin(tokio::time::timeout(SEND_TIMEOUT, sink.close())).await;
         }
     }
-    let _ = table.leave(conn).await;
+    let _ = Box::pin(table.leave(conn)).await;
     crate::metrics::connection_closed(ending.sent_code());
     let code = match ending {
         Ending::ByClient(code) => code,

@@ -547,7 +547,7 @@ pub enum ServerMsg {
         ply: u32,
         seat: Seat,
         #[serde(rename = "move")]
-        payload: Value,
+        payload: Box<serde_json::value::RawValue>,
         /// The move in its game's notation, as in the snapshot's `moves`.
         text: String,
         /// The position after the move, as the game's view serialises it.

@@ -52,7 +52,7 @@ async fn write(
     clocks: Option<Vec<u64>>,
     deadline: Option<OffsetDateTime>,
 ) -> bool {
-    let payload = json!({"at": format!("A{ply}")});
+    let payload = spelbord::games::json_text(&json!({"at": format!("A{ply}")}));
     let record = MoveRecord {
         ply,
         seat: u8::from(ply.is_multiple_of(2)),

@@ -425,8 +425,9 @@ fn encode<T: Serialize>(value: &T) -> Value {
     serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
-fn encode_text<T: Serialize>(value: &T) -> Box<serde_json::value::RawValue> {
-    // As `encode`: our views serialise infallibly; `null` is the same fallback.
+/// `value` as JSON text, for what is kept or sent as it is (views, move payloads,
+/// settings): our plain data types serialise infallibly; `null` is `encode`'s fallback too.
+pub fn json_text<T: Serialize>(value: &T) -> Box<serde_json::value::RawValue> {
     serde_json::value::to_raw_value(value)
         .or_else(|_| serde_json::value::RawValue::from_string("null".to_owned()))
         .unwrap_or_default()
@@ -520,7 +521,7 @@ impl AnyGame {
     /// [`Self::view`] as JSON text, serialised straight from the game's view (no `Value`
     /// tree in between): what every `moved` event carries.
     pub fn view_text(&self) -> Box<serde_json::value::RawValue> {
-        with_game!(self, game => encode_text(&game.view()))
+        with_game!(self, game => json_text(&game.view()))
     }
 
     pub fn legal_moves_json(&self, seat: Seat) -> Vec<Value> {

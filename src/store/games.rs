@@ -1,6 +1,5 @@
 //! Queries on games, their moves and their results.
 
-use serde_json::Value;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -58,7 +57,8 @@ pub struct SeriesRecord {
 pub struct MoveRecord<'a> {
     pub ply: u32,
     pub seat: u8,
-    pub payload: &'a Value,
+    /// The move as JSON text.
+    pub payload: &'a serde_json::value::RawValue,
     /// Every seat's remaining time after the move, in milliseconds (timed games).
     pub clocks_ms: Option<&'a [u64]>,
     /// When the clock that now runs will run out (timed games in progress).
@@ -168,7 +168,7 @@ impl Store {
                 game_id,
                 ply: count(mv.ply),
                 seat: i16::from(mv.seat),
-                payload: mv.payload.to_string(),
+                payload: mv.payload.get().to_owned(),
                 clocks_ms: mv.clocks_ms.map(super::writer::clocks_literal),
                 deadline: mv.deadline,
             };
@@ -189,7 +189,7 @@ impl Store {
         .bind(game_id)
         .bind(count(mv.ply))
         .bind(i16::from(mv.seat))
-        .bind(mv.payload)
+        .bind(sqlx::types::Json(mv.payload))
         .bind(clocks)
         .bind(mv.deadline);
         let _timer = crate::metrics::DbWrite::start("append_move");

@@ -221,7 +221,7 @@ impl TableActor {
             bot_reply,
             bot_answers: Some(bot_answers),
             id: id.to_owned(),
-            settings_json: restore::raw_json(&settings.to_json()),
+            settings_json: crate::games::json_text(&settings.to_json()),
             preview: settings.game.new_game(),
             settings,
             store,

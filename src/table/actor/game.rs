@@ -89,10 +89,12 @@ impl TableActor {
             }
         }
         let clocks_ms = clocks.as_ref().map(|clocks| clocks.remaining_ms(now));
+        // Serialised once: stored, kept in the move list and sent as this text.
+        let payload = crate::games::json_text(&normalised);
         let record = MoveRecord {
             ply: record_number,
             seat,
-            payload: &normalised,
+            payload: &payload,
             clocks_ms: clocks_ms.as_deref(),
             deadline: clocks.as_ref().and_then(|clocks| wall_deadline(clocks, now)),
         };
@@ -126,7 +128,7 @@ impl TableActor {
             current.moves.push(MoveView {
                 ply,
                 seat,
-                payload: restore::raw_json(&normalised),
+                payload: payload.clone(),
                 text: text.clone(),
                 clock_ms: clocks_ms.as_ref().and_then(|ms| ms.get(usize::from(seat)).copied()),
             });
@@ -144,7 +146,7 @@ impl TableActor {
             version,
             ply,
             seat,
-            payload: normalised,
+            payload,
             text,
             state,
             to_move,

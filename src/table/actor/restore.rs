@@ -106,7 +106,7 @@ impl TableActor {
                     moves.push(MoveView {
                         ply: u32::try_from(moves.len() + 1).unwrap_or(u32::MAX),
                         seat: mv.seat,
-                        payload: raw_json(&mv.payload),
+                        payload: crate::games::json_text(&mv.payload),
                         text,
                         clock_ms: mv
                             .clocks_ms
@@ -256,10 +256,4 @@ fn outcome_of(row: &ResultRow) -> Outcome {
         &row.reason,
         row.detail.clone().unwrap_or(Value::Null),
     )
-}
-
-/// A move's JSON as text, as a table keeps it.
-pub(super) fn raw_json(value: &Value) -> Box<serde_json::value::RawValue> {
-    serde_json::value::to_raw_value(value)
-        .unwrap_or_else(|_| serde_json::value::RawValue::from_string("null".to_owned()).expect("null is JSON"))
 }

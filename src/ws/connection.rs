@@ -242,16 +242,18 @@ async fn send_queued(
         }
         sink.flush().await
     };
-    match tokio::time::timeout(SEND_TIMEOUT, write).await {
-        Ok(Ok(())) => Ok(()),
-        Ok(Err(_)) => Err(Ending::Broken),
-        Err(_) => Err(Ending::TooSlow),
-    }
+    within_send_timeout(write).await
 }
 
 /// Sends one message; the connection's ending if the client is gone or too slow to take it.
 async fn send(sink: &mut futures_util::stream::SplitSink<WebSocket, Message>, msg: Message) -> Result<(), Ending> {
-    match tokio::time::timeout(SEND_TIMEOUT, sink.send(msg)).await {
+    within_send_timeout(sink.send(msg)).await
+}
+
+/// A write that must finish within [`SEND_TIMEOUT`]: a failed one means the socket broke,
+/// a late one a client too slow to read.
+async fn within_send_timeout<E>(write: impl std::future::Future<Output = Result<(), E>>) -> Result<(), Ending> {
+    match tokio::time::timeout(SEND_TIMEOUT, write).await {
         Ok(Ok(())) => Ok(()),
         Ok(Err(_)) => Err(Ending::Broken),
         Err(_) => Err(Ending::TooSlow),

@@ -8,8 +8,7 @@ mod common;
 use common::{TestApp, spawn_app};
 use serde_json::json;
 use spelbord::store::Store;
-use spelbord::store::games::{MoveRecord, NewSeries, PlayerRecord, SeriesLink};
-use spelbord::table::series::SeriesFormat;
+use spelbord::store::games::{MoveRecord, PlayerRecord};
 use sqlx::Row;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -30,18 +29,11 @@ async fn started_game(app: &TestApp, store: &Store) -> Uuid {
             side: seat as u8,
         })
         .collect();
-    let link = SeriesLink {
-        id: Uuid::new_v4(),
-        game: 1,
-        rated: false,
-        new: Some(NewSeries {
-            number: 1,
-            format: SeriesFormat::Single,
-            sides: ["P0", "P1"],
-        }),
-    };
     let id = Uuid::new_v4();
-    store.start_game(id, &table, 1, &players, None, &link).await.unwrap();
+    store
+        .start_game(id, &table, 1, &players, None, &common::single_game_series(1))
+        .await
+        .unwrap();
     id
 }
 

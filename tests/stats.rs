@@ -9,8 +9,7 @@ use common::{TestApp, spawn_app};
 use serde_json::{Value, json};
 use spelbord::games::{EndReason, GameResult, Outcome, Seat};
 use spelbord::store::Store;
-use spelbord::store::games::{NewSeries, PlayerRecord, ResultRecord, SeriesLink};
-use spelbord::table::series::SeriesFormat;
+use spelbord::store::games::{PlayerRecord, ResultRecord};
 use uuid::Uuid;
 
 /// Stores finished games at one table, numbered from 1.
@@ -56,16 +55,7 @@ impl Seeder {
                 }
             })
             .collect();
-        let link = SeriesLink {
-            id: Uuid::new_v4(),
-            game: 1,
-            rated: false,
-            new: Some(NewSeries {
-                number: self.number,
-                format: SeriesFormat::Single,
-                sides: ["P0", "P1"],
-            }),
-        };
+        let link = common::single_game_series(self.number);
         self.store
             .start_game(id, &self.table, self.number, &players, None, &link)
             .await

@@ -20,6 +20,7 @@ use serde_json::{Value, json};
 use spelbord::app::App;
 use spelbord::config::Settings;
 use spelbord::store::Store;
+use spelbord::store::games::{NewSeries, SeriesLink};
 use spelbord::store::local_pg::LocalPostgres;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{ConnectOptions, Connection, PgPool};
@@ -28,6 +29,7 @@ use tokio::sync::OnceCell;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 use tokio_util::sync::CancellationToken;
+use uuid::Uuid;
 
 /// Longest a test waits for a message before failing (a guard against hangs, not a
 /// measure of speed).
@@ -424,5 +426,20 @@ impl Client {
 
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
+    }
+}
+
+/// For a game stored straight through the store: game 1 of a new, unrated single-game
+/// series, the table's `number`th, its sides named `P0` and `P1`.
+pub fn single_game_series(number: u32) -> SeriesLink<'static> {
+    SeriesLink {
+        id: Uuid::new_v4(),
+        game: 1,
+        rated: false,
+        new: Some(NewSeries {
+            number,
+            format: spelbord::table::series::SeriesFormat::Single,
+            sides: ["P0", "P1"],
+        }),
     }
 }

@@ -282,21 +282,17 @@ async fn hold(mut ws: conn::Ws, live: &Live, stop: &CancellationToken, frames: &
 
 /// Opened and open connections once a second until `stop`.
 async fn progress(live: Arc<Live>, start: Instant, wanted: usize, stop: CancellationToken) {
-    let mut tick = tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
     let mut last = 0;
-    loop {
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
+    stats::each_second(start, stop, |now| {
         let opened = live.opened.load(Ordering::Relaxed);
         eprintln!(
             "[{:>4} s] {opened} of {wanted} opened (+{}/s), {} open, {} failures",
-            start.elapsed().as_secs(),
+            now.duration_since(start).as_secs(),
             opened - last,
             live.open.load(Ordering::Relaxed),
             live.failure_count()
         );
         last = opened;
-    }
+    })
+    .await;
 }

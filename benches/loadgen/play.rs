@@ -199,14 +199,8 @@ pub async fn run(
 
 /// A progress line on stderr once a second until `stop`.
 async fn progress(live: Arc<Live>, start: Instant, schedule: Schedule, stop: CancellationToken) {
-    let mut tick = tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
     let mut last_moves = 0;
-    loop {
-        tokio::select! {
-            _ = stop.cancelled() => return,
-            _ = tick.tick() => {}
-        }
-        let now = Instant::now();
+    stats::each_second(start, stop, |now| {
         let moves = live.moves.load(Ordering::Relaxed);
         let (p99_second, p99_window) = live.take_second();
         let phase = if now < schedule.window_start {
@@ -226,7 +220,8 @@ async fn progress(live: Arc<Live>, start: Instant, schedule: Schedule, stop: Can
             live.failure_count(),
         );
         last_moves = moves;
-    }
+    })
+    .await;
 }
 
 /// One match: table after table until `stop`.

@@ -126,6 +126,18 @@ pub async fn measure(server_pid: Option<u32>, common: &Common, end: Instant) -> 
     CpuUse::between(&start, &CpuSample::take(server_pid, postgres))
 }
 
+/// Calls `line` once a second from one second after `start` until `stop` (the progress
+/// lines on stderr).
+pub async fn each_second(start: Instant, stop: tokio_util::sync::CancellationToken, mut line: impl FnMut(Instant)) {
+    let mut tick = tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = stop.cancelled() => return,
+            _ = tick.tick() => line(Instant::now()),
+        }
+    }
+}
+
 /// Waits up to `limit` for `tasks` to end, then aborts the rest.
 pub async fn drain(mut tasks: JoinSet<()>, limit: Duration) {
     let _ = tokio::time::timeout(limit, async { while tasks.join_next().await.is_some() {} }).await;

@@ -113,6 +113,9 @@ pub async fn serve(
     let conn: ConnId = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let (outbox, mut frames) = mpsc::channel(limits.outgoing_queue.max(1));
     tracing::Span::current().record("conn", conn);
+    // Every piece of work this task awaits is boxed, here and below: the task's future,
+    // which an idle socket keeps for hours, then holds pointers rather than the largest of
+    // them (0.6 KiB a socket, `docs/benchmarks.md`).
     if Box::pin(table.join(conn, outbox, since)).await.is_err() {
         return;
     }

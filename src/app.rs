@@ -14,9 +14,11 @@ use crate::http::client::Clients;
 use crate::http::security::OriginPolicy;
 use crate::http::serve::{self, Serving};
 use crate::store::Store;
+use crate::store::leases::Membership;
 use crate::table::Tables;
 use crate::table::actor::{TableLimits, TableServices};
 use crate::table::identity::TokenIssuer;
+use crate::table::registry::NodeRole;
 
 /// What every route and connection shares.
 #[derive(Clone)]
@@ -36,6 +38,8 @@ pub struct AppState {
     pub clients: Arc<Clients>,
     /// Which browser origins may open WebSockets.
     pub origins: Arc<OriginPolicy>,
+    /// This node's name (`cluster.node_name`), shown by `/healthz`.
+    pub node_name: Arc<str>,
 }
 
 /// Limits how fast one client address (an IPv6 client: its /64; behind a trusted proxy:
@@ -56,6 +60,8 @@ pub enum BindError {
 pub struct App {
     listener: TcpListener,
     state: AppState,
+    /// The node's task (`crate::cluster`); it hands back the membership at shutdown.
+    node: tokio::task::JoinHandle<Membership>,
 }
 
 impl App {
@@ -84,12 +90,29 @@ impl App {
             bots,
             tokens: TokenIssuer::new(secret),
         };
-        let tables = Tables::new(store.clone(), services, shutdown.clone(), tracker.clone());
-        match tables.restore_in_play().await {
+        // This process joins the cluster (of one, unless other nodes share the database).
+        let cluster = &settings.cluster;
+        let options = store.pool().connect_options().as_ref().clone();
+        let membership = Membership::join(options, &cluster.node_name(), cluster.lease()).await?;
+        tracing::info!(node = membership.id, name = %membership.name, "joined as a node");
+        let node_name: Arc<str> = membership.name.as_str().into();
+        let role = NodeRole {
+            id: membership.id,
+            handoff_wait: std::time::Duration::from_millis(cluster.handoff_wait_ms),
+        };
+        let tables = Tables::new(store.clone(), services, shutdown.clone(), tracker.clone(), role);
+        match tables.adopt_orphans().await {
             Ok(0) => {}
             Ok(count) => tracing::info!(count, "rebuilt the tables whose games are in play"),
             Err(err) => tracing::error!(error = %err, "could not look for tables to rebuild"),
         }
+        let node = crate::cluster::spawn(
+            membership,
+            cluster.lease(),
+            tables.clone(),
+            store.clone(),
+            shutdown.clone(),
+        );
         let per_minute =
             std::num::NonZeroU32::new(settings.limits.tables_per_minute).unwrap_or(std::num::NonZeroU32::MIN);
         let creations = Arc::new(governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)));
@@ -115,8 +138,9 @@ impl App {
             metrics,
             clients,
             origins,
+            node_name,
         };
-        Ok(App { listener, state })
+        Ok(App { listener, state, node })
     }
 
     pub fn local_addr(&self) -> std::io::Result<SocketAddr> {
@@ -131,7 +155,7 @@ impl App {
     /// Serves until the shutdown token is cancelled, then waits for every connection, actor
     /// and socket.
     pub async fn run(self) -> std::io::Result<()> {
-        let App { listener, state } = self;
+        let App { listener, state, node } = self;
         let serving = Serving {
             clients: Arc::clone(&state.clients),
             read_timeout: std::time::Duration::from_millis(state.settings.limits.request_read_timeout_ms),
@@ -143,6 +167,11 @@ impl App {
         serve::serve(listener, serving).await;
         tracker.close();
         tracker.wait().await;
+        // Every table has stopped: the node leaves, so its games in play are adopted by
+        // the other nodes at once (or by this server when it starts again).
+        if let Ok(membership) = node.await {
+            membership.leave().await;
+        }
         Ok(())
     }
 }

@@ -18,6 +18,7 @@ pub struct Settings {
     pub database: DatabaseSettings,
     pub limits: LimitSettings,
     pub bots: BotSettings,
+    pub cluster: ClusterSettings,
     pub metrics: MetricsSettings,
     pub log: LogSettings,
 }
@@ -75,6 +76,36 @@ pub struct BotSettings {
     pub hard_ms: u64,
     /// Bughouse bots move no faster than this on a fresh clock.
     pub bughouse_pace_ms: u64,
+}
+
+/// This node's place among several (see docs/operations.md, "Several nodes").
+#[derive(Debug, Clone, Deserialize)]
+pub struct ClusterSettings {
+    /// Empty: the host name and the process id.
+    pub node_name: String,
+    /// How long a node that stopped renewing keeps its tables.
+    pub lease_seconds: u64,
+    /// How long a request waits for another node to hand a table over.
+    pub handoff_wait_ms: u64,
+}
+
+impl ClusterSettings {
+    /// The configured name, or the host name and process id.
+    pub fn node_name(&self) -> String {
+        if !self.node_name.is_empty() {
+            return self.node_name.clone();
+        }
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|name| name.trim().to_owned())
+            .unwrap_or_default();
+        let host = if host.is_empty() { "node".to_owned() } else { host };
+        format!("{host}-{}", std::process::id())
+    }
+
+    /// The lease, at least a second.
+    pub fn lease(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.lease_seconds.max(1))
+    }
 }
 
 /// Who may read `GET /metrics` (see docs/operations.md, "Metrics").

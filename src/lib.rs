@@ -22,6 +22,7 @@
 
 pub mod app;
 pub mod bots;
+pub mod cluster;
 pub mod config;
 pub mod games;
 pub mod http;

@@ -29,7 +29,7 @@ async fn timed_table(time_control: Value) -> Timed {
     let store = paused_store(&database).await;
     let pool = store.pool().clone();
     tokio::time::pause();
-    let tables = tables(store);
+    let tables = tables(store).await;
     let (table, x, mut o) = two_players(
         &tables,
         "gomoku",
@@ -167,7 +167,7 @@ async fn bughouse_match(time_control: Option<Value>) -> (common::TestDb, TableHa
     let database = common::TestDb::create().await;
     let store = paused_store(&database).await;
     tokio::time::pause();
-    let tables = tables(store);
+    let tables = tables(store).await;
     let mut settings = json!({"seating": "chosen"});
     if let Some(control) = time_control {
         settings["time_control"] = control;

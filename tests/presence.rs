@@ -21,7 +21,7 @@ async fn game(settings: Value) -> (common::TestDb, sqlx::PgPool, TableHandle, Se
     let store = paused_store(&database).await;
     let pool = store.pool().clone();
     tokio::time::pause();
-    let tables = tables(store);
+    let tables = tables(store).await;
     let mut settings = settings;
     settings["opening"] = json!("free");
     let (table, first, second) = two_players(&tables, "gomoku", settings).await;
@@ -241,7 +241,7 @@ async fn an_idle_table_leaves_memory_and_comes_back_from_the_database() {
     let database = common::TestDb::create().await;
     let store = paused_store(&database).await;
     tokio::time::pause();
-    let tables = tables(store);
+    let tables = tables(store).await;
     let settings = spelbord::table::TableSettings::read("gomoku", None).expect("valid");
     let table = tables.create(settings).await.expect("created");
     let id = table.id().to_owned();

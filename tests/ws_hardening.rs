@@ -93,7 +93,7 @@ async fn a_spectator_storm_costs_a_frame_or_two_per_join_and_players_stay_immedi
     let database = common::TestDb::create().await;
     let store = paused_store(&database).await;
     tokio::time::pause();
-    let tables = tables(store);
+    let tables = tables(store).await;
     let (table, first, mut second) = two_players(&tables, "gomoku", json!({"opening": "free"})).await;
     advance(Duration::from_secs(5)).await;
     second.sync().await;

@@ -7,6 +7,10 @@ use serde::Serialize;
 
 use crate::table::registry::GetError;
 
+/// The code of a `503` for a table another node serves until it hands it over; answered
+/// with `Retry-After: 1`.
+pub const TABLE_MOVING: &str = "table_moving";
+
 /// An error answer of the REST API.
 #[derive(Debug, Clone)]
 pub struct ApiError {
@@ -60,6 +64,14 @@ impl ApiError {
             GetError::Unreadable(_) => {
                 ApiError::internal(format!("The table \"{id}\" is stored but cannot be rebuilt."))
             }
+            GetError::Moving => ApiError {
+                status: StatusCode::SERVICE_UNAVAILABLE,
+                code: TABLE_MOVING,
+                message: format!(
+                    "The table \"{id}\" is moving to this server from another one; try again in a second."
+                ),
+                field: None,
+            },
         }
     }
 
@@ -134,6 +146,13 @@ impl IntoResponse for ApiError {
                 field: self.field.as_deref(),
             },
         };
-        (self.status, Json(body)).into_response()
+        let mut response = (self.status, Json(body)).into_response();
+        if self.code == TABLE_MOVING {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from_static("1"),
+            );
+        }
+        response
     }
 }

@@ -1,4 +1,5 @@
-//! `GET /healthz`: is the server up and its database answering?
+//! `GET /healthz`: is the server up and its database answering? (Also which node this is,
+//! for operators and proxies.)
 
 use axum::Json;
 use axum::extract::State;
@@ -18,6 +19,7 @@ pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Value>)
         "status": if database { "ok" } else { "degraded" },
         "database": if database { "ok" } else { "unreachable" },
         "tables": state.tables.count(),
+        "node": &*state.node_name,
     });
     (status, Json(body))
 }

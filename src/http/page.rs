@@ -50,6 +50,17 @@ pub async fn table_page(State(state): State<AppState>, Path(id): Path<String>) -
             )),
         )
             .into_response(),
+        // Another node is handing the table over: a moment, not ten seconds.
+        Err(GetError::Moving) => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "1".to_owned())],
+            Html(
+                "<!doctype html><meta http-equiv=\"refresh\" content=\"1\"><title>One moment</title>\
+                 <p>The table is moving between servers; this page tries again by itself in a second.</p>"
+                    .to_owned(),
+            ),
+        )
+            .into_response(),
         Err(GetError::Unreadable(_)) => (
             StatusCode::INTERNAL_SERVER_ERROR,
             Html("<!doctype html><title>Table unreadable</title><p>This table is stored but cannot be opened. <a href=\"/\">Create another</a>.</p>"),

@@ -32,6 +32,7 @@ impl Store {
     /// Stores one chat line of a table.
     pub async fn append_chat(&self, table_id: &str, line: &ChatRecord<'_>) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("append_chat");
+        let mut tx = self.fenced().await?;
         sqlx::query(
             "INSERT INTO chat_messages (table_id, seat, name, text, team, audience) VALUES ($1, $2, $3, $4, $5, $6)",
         )
@@ -41,8 +42,9 @@ impl Store {
         .bind(line.text)
         .bind(line.team.map(i16::from))
         .bind(line.team.map(|_| line.audience))
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(())
     }
 

@@ -108,6 +108,7 @@ impl Store {
         let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
         let bots: Vec<Option<&str>> = players.iter().map(|p| p.bot).collect();
         let sides: Vec<i16> = players.iter().map(|p| i16::from(p.side)).collect();
+        let mut tx = self.fenced().await?;
         sqlx::query(
             "WITH new_series AS (
                  INSERT INTO series (id, table_id, number, format)
@@ -149,8 +150,9 @@ impl Store {
         .bind(deadline)
         .bind(count(series.game))
         .bind(series.rated)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -171,6 +173,7 @@ impl Store {
                 payload: mv.payload.get().to_owned(),
                 clocks_ms: mv.clocks_ms.map(super::writer::clocks_literal),
                 deadline: mv.deadline,
+                lease: self.lease.clone(),
             };
             self.writer.write(self.pool(), queued).await?;
             return Ok(Vec::new());
@@ -193,7 +196,7 @@ impl Store {
         .bind(clocks)
         .bind(mv.deadline);
         let _timer = crate::metrics::DbWrite::start("append_move");
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.fenced().await?;
         insert.execute(&mut *tx).await?;
         let changes = insert_result(&mut tx, game_id, result).await?;
         tx.commit().await?;
@@ -211,6 +214,7 @@ impl Store {
         deadline: Option<OffsetDateTime>,
     ) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("append_takeback");
+        let mut tx = self.fenced().await?;
         sqlx::query(
             "WITH taken AS (
                  INSERT INTO moves (game_id, ply, seat, payload, takeback_to)
@@ -223,8 +227,9 @@ impl Store {
         .bind(i16::from(seat))
         .bind(count(keep))
         .bind(deadline)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -232,7 +237,7 @@ impl Store {
     /// with the players' new ratings at a rated table (returned).
     pub async fn finish_game(&self, game_id: Uuid, result: ResultRecord<'_>) -> Result<Vec<RatingChange>, StoreError> {
         let _timer = crate::metrics::DbWrite::start("finish_game");
-        let mut tx = self.pool().begin().await?;
+        let mut tx = self.fenced().await?;
         let changes = insert_result(&mut tx, game_id, result).await?;
         tx.commit().await?;
         Ok(changes)

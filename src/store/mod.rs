@@ -8,12 +8,14 @@
 //! - [`records`]: games read back for the records API.
 //! - [`ratings`]: players' ratings, updated with each rated game's result.
 //! - [`stats`]: won-game statistics per game, counted in SQL.
+//! - [`leases`]: nodes, and which node serves each table (with the fence every write checks).
 //!
 //! Every write the table actor depends on is awaited before the actor tells anyone about
 //! the change it records, so an acknowledged move is a stored move.
 
 pub mod chat;
 pub mod games;
+pub mod leases;
 pub mod local_pg;
 pub mod ratings;
 pub mod records;
@@ -22,6 +24,7 @@ pub mod tables;
 pub mod writer;
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
@@ -46,6 +49,9 @@ pub enum StoreError {
     BadSecret,
     #[error("the move writer has stopped")]
     WriterGone,
+    /// Another node serves the table now: this node may store nothing more for it.
+    #[error("another node has taken the table over")]
+    LeaseLost,
 }
 
 /// The database handle shared by every table and route. Cheap to clone.
@@ -54,6 +60,8 @@ pub struct Store {
     pool: PgPool,
     /// Group commit for moves (its task starts with the first move).
     writer: writer::MoveWriter,
+    /// A table actor's store: the lease every write of the table is fenced with.
+    lease: Option<Arc<leases::Lease>>,
 }
 
 /// The store plus, when the server runs on its private cluster, the handle to it and this
@@ -70,7 +78,28 @@ impl Store {
         Store {
             pool,
             writer: writer::MoveWriter::default(),
+            lease: None,
         }
+    }
+
+    /// The same store for one table's actor: every write it makes for the table checks
+    /// `lease` first and fails with [`StoreError::LeaseLost`] once another node holds it.
+    pub fn for_table(&self, lease: Arc<leases::Lease>) -> Store {
+        Store {
+            pool: self.pool.clone(),
+            writer: self.writer.clone(),
+            lease: Some(lease),
+        }
+    }
+
+    /// The lease this store's writes are fenced with (a table actor's store).
+    pub fn lease(&self) -> Option<&Arc<leases::Lease>> {
+        self.lease.as_ref()
+    }
+
+    /// A write found the table taken over by another node.
+    pub fn lease_lost(&self) -> bool {
+        self.lease.as_ref().is_some_and(|lease| lease.is_lost())
     }
 
     pub fn pool(&self) -> &PgPool {

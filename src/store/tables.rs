@@ -40,14 +40,15 @@ impl Store {
         stored.try_into().map_err(|_| StoreError::BadSecret)
     }
 
-    /// Stores a new table and the bots its settings seat, in one transaction. Returns
-    /// `false` (and stores nothing) when the id is taken.
+    /// Stores a new table, the bots its settings seat and its lease for `node` (epoch 1),
+    /// in one transaction. Returns `false` (and stores nothing) when the id is taken.
     pub async fn insert_table(
         &self,
         id: &str,
         game: &str,
         settings: &Value,
         bots: &[NewBotSeat],
+        node: i32,
     ) -> Result<bool, StoreError> {
         let _timer = crate::metrics::DbWrite::start("insert_table");
         let mut tx = self.pool().begin().await?;
@@ -62,6 +63,11 @@ impl Store {
         if inserted != 1 {
             return Ok(false);
         }
+        sqlx::query("INSERT INTO table_leases (table_id, node, epoch) VALUES ($1, $2, 1)")
+            .bind(id)
+            .bind(node)
+            .execute(&mut *tx)
+            .await?;
         for bot in bots {
             sqlx::query("INSERT INTO seats (table_id, seat, name, bot) VALUES ($1, $2, $3, $4)")
                 .bind(id)
@@ -104,6 +110,7 @@ impl Store {
         bot: Option<&str>,
     ) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("take_seat");
+        let mut tx = self.fenced().await?;
         sqlx::query(
             "INSERT INTO seats (table_id, seat, player_key, name, bot) VALUES ($1, $2, $3, $4, $5)
              ON CONFLICT (table_id, seat) DO UPDATE
@@ -114,19 +121,22 @@ impl Store {
         .bind(player_key)
         .bind(name)
         .bind(bot)
-        .execute(self.pool())
+        .execute(&mut *tx)
         .await?;
+        tx.commit().await?;
         Ok(())
     }
 
     /// Records that `seat` is free.
     pub async fn free_seat(&self, table_id: &str, seat: u8) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("free_seat");
+        let mut tx = self.fenced().await?;
         sqlx::query("DELETE FROM seats WHERE table_id = $1 AND seat = $2")
             .bind(table_id)
             .bind(i16::from(seat))
-            .execute(self.pool())
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(())
     }
 }

@@ -7,11 +7,16 @@
 //! statement and one WAL flush instead of a hundred. A table has at most one move in
 //! flight (its actor waits for it), so a batch holds at most one move per game.
 //!
+//! Each move carries its table's lease: the statement stores only the moves whose lease is
+//! still their table's (locking it `FOR SHARE` until the commit, so no node takes a table
+//! over in between), and answers the others [`StoreError::LeaseLost`].
+//!
 //! Should a batch fail as a whole (a constraint broken by one of its moves, say), each of
 //! its moves is written again on its own, so that one table's bad row cannot refuse
 //! another table's move; in a database outage they all fail, and each table tells its
 //! player `storage_unavailable` as before.
 
+use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
 use sqlx::PgPool;
@@ -20,6 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::StoreError;
+use super::leases::{Lease, lease_lost};
 
 /// The most moves one statement stores. Past it the rest wait for the next batch (the
 /// statement's arrays stay a few hundred kilobytes at most).
@@ -40,6 +46,9 @@ pub struct QueuedMove {
     pub clocks_ms: Option<String>,
     /// The game's new deadline (timed games in progress).
     pub deadline: Option<OffsetDateTime>,
+    /// The table's lease, which must still be its when the move is stored (`None`: a
+    /// store that serves no lease, in tools and tests).
+    pub lease: Option<Arc<Lease>>,
 }
 
 struct Pending {
@@ -84,9 +93,9 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>) {
         crate::metrics::move_batch(batch.len());
         let moves: Vec<&QueuedMove> = batch.iter().map(|pending| &pending.mv).collect();
         match store_batch(&pool, &moves).await {
-            Ok(()) => {
+            Ok(stored) => {
                 for pending in batch.drain(..) {
-                    let _ = pending.done.send(Ok(()));
+                    let _ = pending.done.send(answer(&stored, &pending.mv));
                 }
             }
             Err(err) if batch.len() == 1 => {
@@ -98,21 +107,37 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>) {
                 tracing::warn!(error = %err, moves = batch.len(), "a batch of moves failed; writing them one by one");
                 for pending in batch.drain(..) {
                     let result = store_batch(&pool, &[&pending.mv]).await;
-                    let _ = pending.done.send(result);
+                    let _ = pending
+                        .done
+                        .send(result.and_then(|stored| answer(&stored, &pending.mv)));
                 }
             }
         }
     }
 }
 
-/// One statement: the moves, and the new deadline of each game whose deadline changed.
-async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<(), StoreError> {
+/// A move's answer once its batch is committed: stored, or refused for a lost lease.
+fn answer(stored: &HashSet<Uuid>, mv: &QueuedMove) -> Result<(), StoreError> {
+    match (stored.contains(&mv.game_id), &mv.lease) {
+        (true, _) => Ok(()),
+        (false, Some(lease)) => Err(lease_lost(lease)),
+        // Cannot happen: a move without a lease is always inserted or the batch fails.
+        (false, None) => Err(StoreError::WriterGone),
+    }
+}
+
+/// One statement: the moves whose table's lease still holds, and the new deadline of each
+/// of their games whose deadline changed. Returns the games whose move was stored.
+async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<HashSet<Uuid>, StoreError> {
     let mut game_ids = Vec::with_capacity(moves.len());
     let mut plies = Vec::with_capacity(moves.len());
     let mut seats = Vec::with_capacity(moves.len());
     let mut payloads = Vec::with_capacity(moves.len());
     let mut clocks = Vec::with_capacity(moves.len());
     let mut deadlines = Vec::with_capacity(moves.len());
+    let mut tables = Vec::with_capacity(moves.len());
+    let mut nodes = Vec::with_capacity(moves.len());
+    let mut epochs = Vec::with_capacity(moves.len());
     for mv in moves {
         game_ids.push(mv.game_id);
         plies.push(mv.ply);
@@ -120,17 +145,30 @@ async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<(), StoreEr
         payloads.push(mv.payload.as_str());
         clocks.push(mv.clocks_ms.as_deref());
         deadlines.push(mv.deadline);
+        tables.push(mv.lease.as_ref().map(|lease| lease.table_id.as_str()));
+        nodes.push(mv.lease.as_ref().map(|lease| lease.node));
+        epochs.push(mv.lease.as_ref().map(|lease| lease.epoch));
     }
-    sqlx::query(
+    let stored: Vec<Uuid> = sqlx::query_scalar(
         "WITH batch AS (
-             SELECT * FROM UNNEST($1::uuid[], $2::integer[], $3::smallint[], $4::text[], $5::text[], $6::timestamptz[])
-                 AS b(game_id, ply, seat, payload, clocks_ms, deadline)
+             SELECT * FROM UNNEST($1::uuid[], $2::integer[], $3::smallint[], $4::text[], $5::text[],
+                                  $6::timestamptz[], $7::text[], $8::integer[], $9::bigint[])
+                 AS b(game_id, ply, seat, payload, clocks_ms, deadline, table_id, node, epoch)
+         ), held AS (
+             SELECT l.table_id FROM table_leases l
+               JOIN batch b ON l.table_id = b.table_id AND l.node = b.node AND l.epoch = b.epoch
+             FOR SHARE OF l
+         ), kept AS (
+             SELECT * FROM batch WHERE node IS NULL OR table_id IN (SELECT table_id FROM held)
          ), moved AS (
              INSERT INTO moves (game_id, ply, seat, payload, clocks_ms)
-             SELECT game_id, ply, seat, payload::jsonb, clocks_ms::bigint[] FROM batch
+             SELECT game_id, ply, seat, payload::jsonb, clocks_ms::bigint[] FROM kept
+             RETURNING game_id
+         ), deadlines AS (
+             UPDATE games g SET deadline = k.deadline FROM kept k
+              WHERE g.id = k.game_id AND g.deadline IS DISTINCT FROM k.deadline
          )
-         UPDATE games g SET deadline = b.deadline FROM batch b
-          WHERE g.id = b.game_id AND g.deadline IS DISTINCT FROM b.deadline",
+         SELECT game_id FROM moved",
     )
     .bind(&game_ids)
     .bind(&plies)
@@ -138,9 +176,12 @@ async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<(), StoreEr
     .bind(&payloads)
     .bind(&clocks)
     .bind(&deadlines)
-    .execute(pool)
+    .bind(&tables)
+    .bind(&nodes)
+    .bind(&epochs)
+    .fetch_all(pool)
     .await?;
-    Ok(())
+    Ok(stored.into_iter().collect())
 }
 
 /// Every seat's clock as a Postgres `bigint[]` literal.

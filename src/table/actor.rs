@@ -114,6 +114,13 @@ impl Refusal {
     }
 
     fn storage(err: StoreError) -> Refusal {
+        if matches!(err, StoreError::LeaseLost) {
+            tracing::info!("another node serves the table now; nothing was stored here");
+            return Refusal::new(
+                ErrorCode::StorageUnavailable,
+                "This table has moved to another server, so nothing changed; you will be reconnected to it.",
+            );
+        }
         tracing::error!(error = %err, "table could not store a change");
         Refusal::new(
             ErrorCode::StorageUnavailable,
@@ -268,31 +275,47 @@ impl TableActor {
     /// Runs the actor as a task of `tracker` and returns its handle.
     fn start(self, shutdown: CancellationToken, tracker: &TaskTracker) -> TableHandle {
         let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
-        let handle = TableHandle::new(&self.id, commands, self.shared_version.clone());
+        let hand_over = CancellationToken::new();
+        let handle = TableHandle::new(
+            &self.id,
+            commands,
+            self.shared_version.clone(),
+            self.store.lease().cloned(),
+            hand_over.clone(),
+        );
         // Every line the actor logs (and its bots' searches) names the table.
         let span = tracing::info_span!("table", table = %self.id);
         // The table lives on the heap once; its task's future holds only the pointer.
         tracker.spawn(tracing::Instrument::instrument(
-            Box::new(self).run(inbox, shutdown),
+            Box::new(self).run(inbox, shutdown, hand_over),
             span,
         ));
         handle
     }
 
-    async fn run(mut self: Box<Self>, mut inbox: mpsc::Receiver<TableCmd>, shutdown: CancellationToken) {
+    async fn run(
+        mut self: Box<Self>,
+        mut inbox: mpsc::Receiver<TableCmd>,
+        shutdown: CancellationToken,
+        hand_over: CancellationToken,
+    ) {
         let Some(mut bot_answers) = self.bot_answers.take() else {
             return;
         };
         // Registered once, not on every turn of the loop.
         let shutting_down = shutdown.cancelled();
         tokio::pin!(shutting_down);
-        loop {
+        let handing_over = hand_over.cancelled();
+        tokio::pin!(handing_over);
+        let stop = loop {
             self.gauge.set(self.status());
             let wake_at = self.wake_at();
             let idle_at = self.idle_at(wake_at);
             tokio::select! {
                 biased;
-                _ = &mut shutting_down => break,
+                _ = &mut shutting_down => break Stop::Shutdown,
+                // Another node asked for the table (or this one no longer holds it).
+                _ = &mut handing_over => break Stop::HandOver,
                 // The table's own timer: flags fall and graces run out whether or not
                 // anyone is connected.
                 // The work is boxed: the loop's future, which a table keeps for its whole
@@ -309,14 +332,30 @@ impl TableActor {
                         self.last_activity = Instant::now();
                         Box::pin(self.handle(cmd)).await;
                     }
-                    None => break,
+                    None => break Stop::Shutdown,
                 },
                 // Nobody here and nothing to wait for: free the memory (the table is
                 // rebuilt from Postgres when next asked for).
-                _ = sleep_until(idle_at) => break,
+                _ = sleep_until(idle_at) => break Stop::Idle,
             }
+            // A write found the table served by another node: stop serving it here.
+            if self.store.lease_lost() {
+                break Stop::LeaseLost;
+            }
+        };
+        // Closed first, so that the connections see a table that stopped (and close with
+        // 1012) and this node's registry serves the next request afresh.
+        inbox.close();
+        drop(inbox);
+        if matches!(stop, Stop::Idle | Stop::HandOver)
+            && let Some(lease) = self.store.lease()
+            && let Err(err) = Box::pin(self.store.release_lease(&self.id, lease.node, Some(lease.epoch))).await
+        {
+            // Released when another node asks for it, or taken over once this node dies.
+            tracing::warn!(table = %self.id, error = %err, "could not release the table's lease");
         }
-        tracing::debug!(table = %self.id, "table actor stopped");
+        self.conns.clear();
+        tracing::debug!(table = %self.id, ?stop, "table actor stopped");
     }
 
     async fn handle(&mut self, cmd: TableCmd) {
@@ -684,6 +723,19 @@ impl TableActor {
     }
 }
 
+/// Why a table's actor stopped.
+#[derive(Debug, Clone, Copy)]
+enum Stop {
+    /// The server is shutting down (the lease is left to lapse with the node).
+    Shutdown,
+    /// Asked to let another node serve the table: the lease is released.
+    HandOver,
+    /// Nobody here and nothing to wait for: the lease is released.
+    Idle,
+    /// Another node took the table over.
+    LeaseLost,
+}
+
 /// Sleeps until `at`, or forever when there is nothing to wait for.
 async fn sleep_until(at: Option<Instant>) {
     match at {
@@ -724,7 +776,7 @@ mod tests {
         let settings = TableSettings::read("gomoku", None).expect("default settings");
         let actor = TableActor::new("abcdefghij", settings, Store::new(pool), services);
         let (_commands, inbox) = mpsc::channel(1);
-        let task = Box::new(actor).run(inbox, CancellationToken::new());
+        let task = Box::new(actor).run(inbox, CancellationToken::new(), CancellationToken::new());
         assert!(
             std::mem::size_of_val(&task) <= 1024,
             "{} bytes",

@@ -4,9 +4,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
 
 use super::msg::{ConnId, Frame, TableCmd};
 use crate::protocol::{Envelope, TableSnapshot};
+use crate::store::leases::Lease;
 
 /// The table's actor has stopped (the server is shutting down).
 #[derive(Debug, Clone, Copy, thiserror::Error)]
@@ -21,22 +23,45 @@ pub struct TableHandle {
     /// The table's current version, kept by the actor, so a connection can stamp the
     /// errors it sends by itself (malformed frames, rate limiting) without asking.
     version: Arc<AtomicU64>,
+    /// The lease the table is served under (`None`: a table that serves no lease).
+    lease: Option<Arc<Lease>>,
+    /// Cancelled to make the table stop here so another node can serve it.
+    hand_over: CancellationToken,
 }
 
 impl TableHandle {
-    pub(super) fn new(id: &str, commands: mpsc::Sender<TableCmd>, version: Arc<AtomicU64>) -> TableHandle {
+    pub(super) fn new(
+        id: &str,
+        commands: mpsc::Sender<TableCmd>,
+        version: Arc<AtomicU64>,
+        lease: Option<Arc<Lease>>,
+        hand_over: CancellationToken,
+    ) -> TableHandle {
         TableHandle {
             id: id.into(),
             commands,
             version,
+            lease,
+            hand_over,
         }
+    }
+
+    /// The lease the table is served under here.
+    pub fn lease(&self) -> Option<&Lease> {
+        self.lease.as_deref()
+    }
+
+    /// Stops the table here, between two of its commands: it closes its sockets (code
+    /// 1012, so their clients reconnect through the proxy) and releases its lease.
+    pub fn hand_over(&self) {
+        self.hand_over.cancel();
     }
 
     pub fn id(&self) -> &str {
         &self.id
     }
 
-    /// The actor has stopped (idle, or the server is shutting down).
+    /// The actor has stopped (idle, handed over, or the server is shutting down).
     pub fn is_closed(&self) -> bool {
         self.commands.is_closed()
     }

@@ -1,9 +1,15 @@
-//! The tables of this server process, by id: created here, or rebuilt from Postgres when
-//! first asked for after a restart (and at start-up for every game still in play, so
-//! that its clocks run without anyone connecting).
+//! The tables this node serves, by id: created here, or rebuilt from Postgres when first
+//! asked for (after a restart, or from another node), and at start-up and on every
+//! renewal for every game in play whose node died, so that its clocks run without anyone
+//! connecting.
+//!
+//! A table is served only under its lease (`store::leases`): taken when the table is
+//! created or rebuilt here; a table another live node serves is asked for and waited on
+//! (that node hands it over), never served twice.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
 
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
@@ -12,6 +18,7 @@ use super::actor::{RestoreError, TableActor, TableServices};
 use super::handle::TableHandle;
 use super::identity::{is_table_id, new_table_id};
 use super::settings::TableSettings;
+use crate::store::leases::{Acquired, HeldLease, Lease};
 use crate::store::tables::NewBotSeat;
 use crate::store::{Store, StoreError};
 
@@ -40,6 +47,21 @@ pub enum GetError {
     /// The table is stored but cannot be rebuilt (its settings no longer read).
     #[error("the stored table cannot be rebuilt: {0}")]
     Unreadable(#[source] RestoreError),
+    /// Another node serves the table and has not handed it over yet: ask again shortly.
+    #[error("another node serves the table; it is being handed over")]
+    Moving,
+}
+
+/// How often a request waiting for another node to hand a table over asks again.
+const HANDOFF_POLL: Duration = Duration::from_millis(50);
+
+/// This node, as the registry needs it.
+#[derive(Debug, Clone, Copy)]
+pub struct NodeRole {
+    /// This node's id in the `nodes` table.
+    pub id: i32,
+    /// How long a request waits for another node to hand a table over.
+    pub handoff_wait: Duration,
 }
 
 /// Creates tables and finds them. Cheap to clone.
@@ -52,10 +74,17 @@ pub struct Tables {
     services: TableServices,
     shutdown: CancellationToken,
     tracker: TaskTracker,
+    node: NodeRole,
 }
 
 impl Tables {
-    pub fn new(store: Store, services: TableServices, shutdown: CancellationToken, tracker: TaskTracker) -> Tables {
+    pub fn new(
+        store: Store,
+        services: TableServices,
+        shutdown: CancellationToken,
+        tracker: TaskTracker,
+        node: NodeRole,
+    ) -> Tables {
         Tables {
             running: Arc::default(),
             loading: Arc::default(),
@@ -63,7 +92,13 @@ impl Tables {
             services,
             shutdown,
             tracker,
+            node,
         }
+    }
+
+    /// This node's id.
+    pub fn node(&self) -> i32 {
+        self.node.id
     }
 
     /// Stores a new table (and the bots its settings seat) with a fresh id and starts
@@ -83,15 +118,16 @@ impl Tables {
             let id = new_table_id();
             if !self
                 .store
-                .insert_table(&id, settings.kind().id(), &settings_json, &bots)
+                .insert_table(&id, settings.kind().id(), &settings_json, &bots, self.node.id)
                 .await?
             {
                 continue;
             }
+            let lease = Lease::new(&id, self.node.id, 1);
             let handle = TableActor::spawn(
                 &id,
                 settings,
-                self.store.clone(),
+                self.store.for_table(lease),
                 self.services.clone(),
                 self.shutdown.child_token(),
                 &self.tracker,
@@ -105,9 +141,11 @@ impl Tables {
         Err(CreateError::NoFreeId)
     }
 
-    /// The table with this id: running, or rebuilt from storage. A table that is not in
-    /// memory is [`GetError::NotFound`] only when the database says so; when it cannot be
-    /// asked the answer is [`GetError::Unavailable`] (logged), never "no such table".
+    /// The table with this id: running, or rebuilt from storage under a new lease. A
+    /// table another live node serves is asked for and waited on (up to the handoff wait,
+    /// then [`GetError::Moving`]). A table that is not in memory is [`GetError::NotFound`]
+    /// only when the database says so; when it cannot be asked the answer is
+    /// [`GetError::Unavailable`] (logged), never "no such table".
     pub async fn get(&self, id: &str) -> Result<TableHandle, GetError> {
         if let Some(handle) = self.running(id) {
             return Ok(handle);
@@ -115,20 +153,121 @@ impl Tables {
         if !is_table_id(id) {
             return Err(GetError::NotFound);
         }
+        let give_up_at = tokio::time::Instant::now() + self.node.handoff_wait;
+        let mut asked = false;
+        loop {
+            match self.take(id, false).await? {
+                Some(handle) => return Ok(handle),
+                None if tokio::time::Instant::now() >= give_up_at => return Err(GetError::Moving),
+                None => {
+                    if !asked {
+                        asked = true;
+                        if let Err(err) = self.store.ask_handoff(id, self.node.id).await {
+                            return Err(self.unavailable(id, err));
+                        }
+                    }
+                    tokio::time::sleep(HANDOFF_POLL).await;
+                }
+            }
+        }
+    }
+
+    /// Serves a table whose game is in play and whose node died (or that never had one):
+    /// true when this node took it.
+    pub async fn adopt(&self, id: &str) -> bool {
+        if self.running(id).is_some() {
+            return false;
+        }
+        matches!(self.take(id, true).await, Ok(Some(_)))
+    }
+
+    /// Takes the table's lease and rebuilds it here; `None` while another node holds it
+    /// (or, adopting, when it is not an orphan).
+    async fn take(&self, id: &str, orphans_only: bool) -> Result<Option<TableHandle>, GetError> {
         let _loading = self.loading.lock().await;
         if let Some(handle) = self.running(id) {
-            return Ok(handle);
+            return Ok(Some(handle));
         }
-        let result = match self.load(id).await {
-            Ok(Some(handle)) => Ok(handle),
-            Ok(None) => Err(GetError::NotFound),
-            Err(RestoreError::Store(err)) if !is_unreadable_row(&err) => Err(GetError::Unavailable(err)),
-            Err(err) => Err(GetError::Unreadable(err)),
+        let lease = match self.store.acquire_lease(id, self.node.id, orphans_only).await {
+            Ok(Acquired::Held(lease)) => lease,
+            Ok(Acquired::NoTable) => return Err(GetError::NotFound),
+            Ok(Acquired::Elsewhere { .. } | Acquired::NotTaken) => return Ok(None),
+            Err(err) => return Err(self.unavailable(id, err)),
         };
-        if let Err(err @ (GetError::Unavailable(_) | GetError::Unreadable(_))) = &result {
-            tracing::error!(table = %id, error = %err, "could not rebuild a stored table");
+        let result = match self.load(id, Arc::clone(&lease)).await {
+            Ok(Some(handle)) => return Ok(Some(handle)),
+            Ok(None) => GetError::NotFound,
+            Err(RestoreError::Store(err)) if !is_unreadable_row(&err) => GetError::Unavailable(err),
+            Err(err) => GetError::Unreadable(err),
+        };
+        if !matches!(result, GetError::NotFound) {
+            tracing::error!(table = %id, error = %result, "could not rebuild a stored table");
         }
-        result
+        // Not served here after all: let another node (or a later request) try.
+        let _ = self.store.release_lease(id, lease.node, Some(lease.epoch)).await;
+        Err(result)
+    }
+
+    fn unavailable(&self, id: &str, err: StoreError) -> GetError {
+        let err = GetError::Unavailable(err);
+        tracing::error!(table = %id, error = %err, "could not rebuild a stored table");
+        err
+    }
+
+    /// Another node asked for table `id`: stop serving it here (its actor closes its
+    /// sockets and releases the lease), or release a lease held without an actor.
+    pub async fn hand_over(&self, id: &str) {
+        let _loading = self.loading.lock().await;
+        match self.running(id) {
+            Some(handle) => handle.hand_over(),
+            None => {
+                if let Err(err) = self.store.release_lease(id, self.node.id, None).await {
+                    tracing::warn!(table = %id, error = %err, "could not release a lease");
+                }
+            }
+        }
+    }
+
+    /// Brings the tables served here in line with the leases this node holds (`held`, as
+    /// read by a query sent at `read_at`): a table whose lease another node took stops
+    /// (its sockets closed with 1012), a table another node asked for is handed over, and
+    /// a settled lease held with no table running is released. Tables whose lease is newer
+    /// than the read are left alone. Returns how many tables stopped.
+    pub async fn reconcile(&self, held: &[HeldLease], read_at: std::time::Instant) -> usize {
+        let running: Vec<TableHandle> = {
+            let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+            running.retain(|_, handle| !handle.is_closed());
+            running.values().cloned().collect()
+        };
+        let mut stopped = 0;
+        for handle in &running {
+            let Some(lease) = handle.lease() else { continue };
+            if lease.taken_at >= read_at {
+                continue;
+            }
+            let ours = held
+                .iter()
+                .find(|held| held.table_id == handle.id() && held.epoch == lease.epoch);
+            if ours.is_none_or(|held| held.wanted) {
+                if ours.is_none() {
+                    tracing::info!(table = %handle.id(), "another node has taken the table over");
+                }
+                handle.hand_over();
+                stopped += 1;
+            }
+        }
+        for lease in held {
+            if lease.settled
+                && !running.iter().any(|handle| handle.id() == lease.table_id)
+                && let Err(err) = self
+                    .store
+                    .release_lease(&lease.table_id, self.node.id, Some(lease.epoch))
+                    .await
+            {
+                tracing::warn!(table = %lease.table_id, error = %err, "could not release a lease");
+            }
+        }
+        stopped
     }
 
     /// The handle of a table whose actor still runs (an idle table's actor stops; its
@@ -144,13 +283,13 @@ impl Tables {
         }
     }
 
-    async fn load(&self, id: &str) -> Result<Option<TableHandle>, RestoreError> {
+    async fn load(&self, id: &str, lease: Arc<Lease>) -> Result<Option<TableHandle>, RestoreError> {
         let Some(stored) = self.store.load_table(id).await? else {
             return Ok(None);
         };
         let handle = TableActor::restore(
             stored,
-            self.store.clone(),
+            self.store.for_table(lease),
             self.services.clone(),
             self.shutdown.child_token(),
             &self.tracker,
@@ -163,17 +302,17 @@ impl Tables {
         Ok(Some(handle))
     }
 
-    /// Rebuilds every table whose game is still in play, so their clocks run again.
-    /// Returns how many were rebuilt.
-    pub async fn restore_in_play(&self) -> Result<usize, StoreError> {
-        let ids = self.store.tables_in_play().await?;
-        let mut restored = 0;
+    /// Serves every table whose game is in play and whose node died (or that never had
+    /// one), so that its clocks run. Returns how many this node took.
+    pub async fn adopt_orphans(&self) -> Result<usize, StoreError> {
+        let ids = self.store.orphaned_tables().await?;
+        let mut adopted = 0;
         for id in ids {
-            if self.get(&id).await.is_ok() {
-                restored += 1;
+            if self.adopt(&id).await {
+                adopted += 1;
             }
         }
-        Ok(restored)
+        Ok(adopted)
     }
 
     /// How many tables are in memory now (idle ones that stopped are dropped first).

@@ -40,6 +40,9 @@ static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 enum Ending {
     /// The server is shutting down (its tables stop with it).
     Restart,
+    /// The table stopped here because another node serves it now (or will: it was asked
+    /// for); the client reconnects through the proxy, as after a restart.
+    Moved,
     /// The client did not take its messages fast enough: its queue at the table filled,
     /// or one frame waited longer than [`SEND_TIMEOUT`] to be written.
     TooSlow,
@@ -61,7 +64,7 @@ impl Ending {
     /// The close code the server sends, if it sends one.
     fn sent_code(self) -> Option<u16> {
         match self {
-            Ending::Restart => Some(close_code::RESTART),
+            Ending::Restart | Ending::Moved => Some(close_code::RESTART),
             Ending::TooSlow => Some(close_code::AGAIN),
             Ending::Silent => Some(close_code::AWAY),
             Ending::TooBig => Some(close_code::SIZE),
@@ -75,6 +78,7 @@ impl Ending {
     fn reason(self) -> &'static str {
         match self {
             Ending::Restart => "the server is restarting",
+            Ending::Moved => "the table moved to another server",
             Ending::TooSlow => "too slow to keep up with the table",
             Ending::Silent => "no answer to pings",
             Ending::TooBig => "message over the size limit",
@@ -145,8 +149,10 @@ pub async fn serve(
                         break ending;
                     }
                 }
-                // The table dropped us: it stopped with the server, or we could not keep up.
+                // The table dropped us: it stopped with the server, or moved to another
+                // node, or we could not keep up.
                 None if shutdown.is_cancelled() => break Ending::Restart,
+                None if table.is_closed() => break Ending::Moved,
                 None => break Ending::TooSlow,
             },
             _ = pings.tick() => {
@@ -180,9 +186,9 @@ pub async fn serve(
                     Message::Text(text) => match parse_client_msg(text.as_str()) {
                         Ok(envelope) => {
                             if Box::pin(table.client(conn, envelope)).await.is_err() {
-                                // The table stopped: only the server shutting down does that
-                                // to a table with connections.
-                                break Ending::Restart;
+                                // The table stopped: with the server, or to move to another
+                                // node.
+                                break if shutdown.is_cancelled() { Ending::Restart } else { Ending::Moved };
                             }
                         }
                         Err((code, message, reference)) => {

@@ -13,9 +13,11 @@ use spelbord::bots::Budgets;
 use spelbord::bots::pool::BotPool;
 use spelbord::protocol::parse_client_msg;
 use spelbord::store::Store;
+use spelbord::store::leases::Membership;
 use spelbord::table::actor::{TableLimits, TableServices};
 use spelbord::table::identity::TokenIssuer;
 use spelbord::table::msg::Frame;
+use spelbord::table::registry::NodeRole;
 use spelbord::table::{TableHandle, TableSettings, Tables};
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
@@ -133,8 +135,19 @@ pub async fn paused_store(database: &TestDb) -> Store {
     store
 }
 
-/// The table registry of a test, on a paused-time store.
-pub fn tables(store: Store) -> Tables {
+/// The table registry of a test, on a paused-time store, as a node of its own (its
+/// membership, the connection holding the node's lock, lives as long as the test).
+pub async fn tables(store: Store) -> Tables {
+    let options = store.pool().connect_options().as_ref().clone();
+    let membership = Membership::join(options, "test", std::time::Duration::from_secs(3600))
+        .await
+        .expect("join as a node");
+    let node = NodeRole {
+        id: membership.id,
+        handoff_wait: std::time::Duration::from_secs(1),
+    };
+    // No renewal task runs here: the node stays alive for the hour its row was given.
+    Box::leak(Box::new(membership));
     let services = TableServices {
         limits: TableLimits {
             name_max_chars: 24,
@@ -144,7 +157,7 @@ pub fn tables(store: Store) -> Tables {
         bots: BotPool::start(1, Budgets::default()),
         tokens: TokenIssuer::random(),
     };
-    Tables::new(store, services, CancellationToken::new(), TaskTracker::new())
+    Tables::new(store, services, CancellationToken::new(), TaskTracker::new(), node)
 }
 
 /// Creates a table of `game` with `settings` (seating chosen) and seats two players

@@ -260,6 +260,14 @@ impl TestApp {
         (table, players, spectator)
     }
 
+    /// Starts another server (another node of the same cluster) on this one's database;
+    /// the database stays this server's, dropped with it.
+    pub async fn another_node(&self, configure: impl FnOnce(&mut Settings)) -> TestApp {
+        let mut shared = TestDb::placeholder();
+        shared.options = self._database.options.clone();
+        start_app(shared, configure).await
+    }
+
     /// Stops the server (its actors and sockets) and starts a new one on the same
     /// database, as a restart of the process would.
     pub async fn restart(mut self) -> TestApp {

@@ -1,0 +1,118 @@
+//! This process as one node of several (docs/architecture.md, "Several nodes"): a task
+//! that renews the node's membership every third of the lease, hands over the tables
+//! other nodes ask for (told at once by `NOTIFY`, checked again on every renewal), stops
+//! the tables whose lease another node took, and adopts the games in play whose node died.
+//!
+//! A single server is a cluster of one and runs the same task.
+
+use std::time::Duration;
+
+use sqlx::postgres::{PgListener, PgNotification};
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+use crate::store::Store;
+use crate::store::leases::{HANDOFF_CHANNEL, Membership};
+use crate::table::Tables;
+
+/// Starts the node's task; it returns the membership when the server shuts down, to be
+/// given up once every table has stopped ([`Membership::leave`]).
+pub fn spawn(
+    membership: Membership,
+    lease: Duration,
+    tables: Tables,
+    store: Store,
+    shutdown: CancellationToken,
+) -> JoinHandle<Membership> {
+    tokio::spawn(run(membership, lease, tables, store, shutdown))
+}
+
+async fn run(
+    mut membership: Membership,
+    lease: Duration,
+    tables: Tables,
+    store: Store,
+    shutdown: CancellationToken,
+) -> Membership {
+    let mut renewals = tokio::time::interval(lease / 3);
+    renewals.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut listener: Option<PgListener> = None;
+    loop {
+        tokio::select! {
+            biased;
+            _ = shutdown.cancelled() => break,
+            notice = next_notice(&mut listener) => match notice {
+                Ok(notice) => {
+                    if let Some(table) = asked_of(&notice, membership.id) {
+                        tables.hand_over(table).await;
+                    }
+                }
+                Err(err) => {
+                    tracing::warn!(error = %err, "lost the handoff channel; listening again at the next renewal");
+                    listener = None;
+                }
+            },
+            _ = renewals.tick() => {
+                if listener.is_none() {
+                    listener = listen(&store).await;
+                }
+                renew(&mut membership, &tables, &store).await;
+            }
+        }
+    }
+    membership
+}
+
+/// One renewal: the node's row, then its tables against its leases, then orphans.
+async fn renew(membership: &mut Membership, tables: &Tables, store: &Store) {
+    match membership.renew().await {
+        Ok(true) => {}
+        Ok(false) => tracing::warn!(node = membership.id, "could not renew this node's membership yet"),
+        Err(err) => tracing::warn!(node = membership.id, error = %err, "could not renew this node's membership"),
+    }
+    let read_at = std::time::Instant::now();
+    match store.held_leases(membership.id).await {
+        Ok(held) => {
+            let stopped = tables.reconcile(&held, read_at).await;
+            if stopped > 0 {
+                tracing::info!(stopped, "tables stopped here to be served by other nodes");
+            }
+        }
+        Err(err) => tracing::warn!(error = %err, "could not read this node's leases"),
+    }
+    match tables.adopt_orphans().await {
+        Ok(0) => {}
+        Ok(adopted) => tracing::info!(adopted, "took over games in play whose node died"),
+        Err(err) => tracing::warn!(error = %err, "could not look for games in play without a node"),
+    }
+}
+
+/// Listens for other nodes asking for this node's tables.
+async fn listen(store: &Store) -> Option<PgListener> {
+    let listening = async {
+        let mut listener = PgListener::connect_with(store.pool()).await?;
+        listener.listen(HANDOFF_CHANNEL).await?;
+        Ok::<_, sqlx::Error>(listener)
+    };
+    match listening.await {
+        Ok(listener) => Some(listener),
+        Err(err) => {
+            tracing::warn!(error = %err, "cannot listen for handoff requests; checking at each renewal instead");
+            None
+        }
+    }
+}
+
+/// The next handoff request, or never while not listening.
+async fn next_notice(listener: &mut Option<PgListener>) -> Result<PgNotification, sqlx::Error> {
+    match listener {
+        Some(listener) => listener.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
+/// The table a request asks of node `me` (payload `"{holder} {table}"`), if it is to it.
+fn asked_of(notice: &PgNotification, me: i32) -> Option<&str> {
+    let (holder, table) = notice.payload().split_once(' ')?;
+    (holder.parse::<i32>().ok()? == me).then_some(table)
+}

@@ -1,0 +1,305 @@
+//! Queries on nodes and table leases (docs/architecture.md, "Several nodes").
+//!
+//! A node is one running server process: a `nodes` row it renews, and a session-level
+//! advisory lock it holds on a connection of its own ([`Membership`]). A table is served by
+//! the node holding its lease; every acquisition raises the lease's epoch, and every write
+//! a table makes checks its (node, epoch) in the same transaction ([`Store::fence`]), so a
+//! node that lost a table can never store anything for it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{Connection, PgConnection};
+
+use super::{Store, StoreError};
+
+/// The first key of every node's advisory lock (`SPLB`); the second is the node's id.
+pub const LOCK_SPACE: i32 = 0x5350_4C42;
+
+/// The channel a node asking for a table notifies its holder on (payload `"{holder} {table}"`).
+pub const HANDOFF_CHANNEL: &str = "spelbord_handoff";
+
+/// A node's right to serve one table, as a fencing token for the table's writes.
+#[derive(Debug)]
+pub struct Lease {
+    pub table_id: String,
+    pub node: i32,
+    pub epoch: i64,
+    /// When this node took it (after the database said so).
+    pub taken_at: std::time::Instant,
+    /// Set when a write found the lease taken by another node.
+    lost: AtomicBool,
+}
+
+impl Lease {
+    pub fn new(table_id: &str, node: i32, epoch: i64) -> Arc<Lease> {
+        Arc::new(Lease {
+            table_id: table_id.to_owned(),
+            node,
+            epoch,
+            taken_at: std::time::Instant::now(),
+            lost: AtomicBool::new(false),
+        })
+    }
+
+    /// A write found that another node holds the table now.
+    pub fn is_lost(&self) -> bool {
+        self.lost.load(Ordering::Acquire)
+    }
+
+    fn mark_lost(&self) {
+        self.lost.store(true, Ordering::Release);
+    }
+}
+
+/// The answer to asking for a table's lease.
+#[derive(Debug)]
+pub enum Acquired {
+    /// This node holds it now, with a new epoch.
+    Held(Arc<Lease>),
+    /// Another live node holds it.
+    Elsewhere { holder: i32 },
+    /// No table has this id.
+    NoTable,
+    /// Nobody else holds it but this node may not take it (adopting only orphans, or this
+    /// node is not alive in the database just now).
+    NotTaken,
+}
+
+/// One of this node's leases as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldLease {
+    pub table_id: String,
+    pub epoch: i64,
+    /// Another node asked for the table.
+    pub wanted: bool,
+    /// Taken more than a few seconds ago (a newer lease may belong to a table still being
+    /// rebuilt here).
+    pub settled: bool,
+}
+
+impl Store {
+    /// Takes the lease of table `id` for `node` (a new epoch): when it is free, this node's
+    /// already, or its holder is dead; with `orphans_only`, only when its holder is dead or
+    /// it has none (adopting a game in play whose node died).
+    pub async fn acquire_lease(&self, id: &str, node: i32, orphans_only: bool) -> Result<Acquired, StoreError> {
+        let _timer = crate::metrics::DbWrite::start("acquire_lease");
+        let epoch: Option<i64> = sqlx::query_scalar(
+            "INSERT INTO table_leases AS l (table_id, node, epoch)
+             SELECT t.id, $2, 1 FROM tables t WHERE t.id = $1 AND spelbord_node_alive($2)
+             ON CONFLICT (table_id) DO UPDATE
+                SET node = EXCLUDED.node, epoch = l.epoch + 1, acquired_at = now(), wanted_by = NULL
+              WHERE ((l.node IS NULL OR l.node = EXCLUDED.node) AND NOT $3)
+                 OR (l.node IS NOT NULL AND NOT spelbord_node_alive(l.node))
+             RETURNING l.epoch",
+        )
+        .bind(id)
+        .bind(node)
+        .bind(orphans_only)
+        .fetch_optional(self.pool())
+        .await?;
+        if let Some(epoch) = epoch {
+            return Ok(Acquired::Held(Lease::new(id, node, epoch)));
+        }
+        let (exists, holder, holder_alive): (bool, Option<i32>, bool) = sqlx::query_as(
+            "SELECT EXISTS (SELECT 1 FROM tables WHERE id = $1), l.node, coalesce(spelbord_node_alive(l.node), false)
+               FROM (SELECT 1) one LEFT JOIN table_leases l ON l.table_id = $1",
+        )
+        .bind(id)
+        .fetch_one(self.pool())
+        .await?;
+        Ok(match holder {
+            _ if !exists => Acquired::NoTable,
+            Some(holder) if holder != node && holder_alive => Acquired::Elsewhere { holder },
+            _ => Acquired::NotTaken,
+        })
+    }
+
+    /// Asks the node holding table `id` to hand it over to `node`: marks the lease and
+    /// notifies the holder, which closes the table's sockets and releases it.
+    pub async fn ask_handoff(&self, id: &str, node: i32) -> Result<(), StoreError> {
+        sqlx::query(
+            "WITH asked AS (
+                 UPDATE table_leases SET wanted_by = $2
+                  WHERE table_id = $1 AND node IS NOT NULL AND node <> $2
+                 RETURNING node
+             )
+             SELECT pg_notify($3, node::text || ' ' || $1) FROM asked",
+        )
+        .bind(id)
+        .bind(node)
+        .bind(HANDOFF_CHANNEL)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// Gives up a lease this node holds (the table stopped here), unless it has moved on.
+    pub async fn release_lease(&self, id: &str, node: i32, epoch: Option<i64>) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE table_leases SET node = NULL, wanted_by = NULL
+              WHERE table_id = $1 AND node = $2 AND ($3::bigint IS NULL OR epoch = $3)",
+        )
+        .bind(id)
+        .bind(node)
+        .bind(epoch)
+        .execute(self.pool())
+        .await?;
+        Ok(())
+    }
+
+    /// The leases `node` holds now.
+    pub async fn held_leases(&self, node: i32) -> Result<Vec<HeldLease>, StoreError> {
+        let rows: Vec<(String, i64, bool, bool)> = sqlx::query_as(
+            "SELECT table_id, epoch, wanted_by IS NOT NULL, acquired_at < now() - interval '5 seconds'
+               FROM table_leases WHERE node = $1",
+        )
+        .bind(node)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(table_id, epoch, wanted, settled)| HeldLease {
+                table_id,
+                epoch,
+                wanted,
+                settled,
+            })
+            .collect())
+    }
+
+    /// Tables with a game or a series in play whose node is dead (or that never had one):
+    /// their clocks must run somewhere.
+    pub async fn orphaned_tables(&self) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT p.table_id
+               FROM (SELECT table_id FROM games WHERE status = 'playing'
+                     UNION SELECT table_id FROM series WHERE status = 'playing') p
+               LEFT JOIN table_leases l ON l.table_id = p.table_id
+              WHERE l.table_id IS NULL OR (l.node IS NOT NULL AND NOT spelbord_node_alive(l.node))",
+        )
+        .fetch_all(self.pool())
+        .await?)
+    }
+
+    /// Begins a transaction for a write of the table this store serves: with a lease, the
+    /// first statement checks it and holds it (`FOR SHARE`) until the commit, so no other
+    /// node can take the table over between the check and the write.
+    pub(super) async fn fenced(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        if let Some(lease) = &self.lease {
+            fence(&mut tx, lease).await?;
+        }
+        Ok(tx)
+    }
+}
+
+/// Checks, and holds until the transaction ends, that `lease` is still the table's.
+async fn fence(tx: &mut PgConnection, lease: &Lease) -> Result<(), StoreError> {
+    let held: Option<i32> =
+        sqlx::query_scalar("SELECT 1 FROM table_leases WHERE table_id = $1 AND node = $2 AND epoch = $3 FOR SHARE")
+            .bind(&lease.table_id)
+            .bind(lease.node)
+            .bind(lease.epoch)
+            .fetch_optional(&mut *tx)
+            .await?;
+    match held {
+        Some(_) => Ok(()),
+        None => Err(lease_lost(lease)),
+    }
+}
+
+/// Records that `lease` is lost and returns the error that says so.
+pub(super) fn lease_lost(lease: &Lease) -> StoreError {
+    lease.mark_lost();
+    StoreError::LeaseLost
+}
+
+/// This node's place in the database: its row and the connection holding its lock.
+#[derive(Debug)]
+pub struct Membership {
+    pub id: i32,
+    pub name: String,
+    lease: Duration,
+    options: PgConnectOptions,
+    conn: Option<PgConnection>,
+}
+
+impl Membership {
+    /// Registers a new node named `name` whose row lives `lease` past each renewal.
+    pub async fn join(options: PgConnectOptions, name: &str, lease: Duration) -> Result<Membership, StoreError> {
+        let mut conn = PgConnection::connect_with(&options).await?;
+        let id: i32 = sqlx::query_scalar(
+            "INSERT INTO nodes (name, expires_at) VALUES ($1, now() + make_interval(secs => $2)) RETURNING id",
+        )
+        .bind(name)
+        .bind(lease.as_secs_f64())
+        .fetch_one(&mut conn)
+        .await?;
+        sqlx::query("SELECT pg_advisory_lock($1, $2)")
+            .bind(LOCK_SPACE)
+            .bind(id)
+            .execute(&mut conn)
+            .await?;
+        Ok(Membership {
+            id,
+            name: name.to_owned(),
+            lease,
+            options,
+            conn: Some(conn),
+        })
+    }
+
+    /// Renews the node's row (reconnecting and taking its lock again after a lost
+    /// connection). False when the node could not show itself alive this time (its lock
+    /// is still held by a session the database has not yet seen die).
+    pub async fn renew(&mut self) -> Result<bool, StoreError> {
+        let conn = match self.conn.as_mut() {
+            Some(conn) => conn,
+            None => {
+                let mut conn = PgConnection::connect_with(&self.options).await?;
+                let locked: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1, $2)")
+                    .bind(LOCK_SPACE)
+                    .bind(self.id)
+                    .fetch_one(&mut conn)
+                    .await?;
+                if !locked {
+                    return Ok(false);
+                }
+                self.conn.insert(conn)
+            }
+        };
+        // Rows of nodes that died without leaving are deleted an hour after they expired
+        // (a lease naming a deleted node is a dead node's).
+        let renewed = sqlx::query(
+            "WITH pruned AS (DELETE FROM nodes WHERE expires_at < now() - interval '1 hour')
+             UPDATE nodes SET expires_at = now() + make_interval(secs => $2) WHERE id = $1",
+        )
+        .bind(self.id)
+        .bind(self.lease.as_secs_f64())
+        .execute(&mut *conn)
+        .await;
+        match renewed {
+            Ok(done) => Ok(done.rows_affected() == 1),
+            Err(err) => {
+                // A broken connection is opened anew next time (its lock died with it).
+                self.conn = None;
+                Err(err.into())
+            }
+        }
+    }
+
+    /// Leaves: the row is deleted and the lock released, so the node's tables are free at
+    /// once (games in play are adopted by the other nodes).
+    pub async fn leave(mut self) {
+        if let Some(mut conn) = self.conn.take() {
+            let _ = sqlx::query("DELETE FROM nodes WHERE id = $1")
+                .bind(self.id)
+                .execute(&mut conn)
+                .await;
+            let _ = conn.close().await;
+        }
+    }
+}

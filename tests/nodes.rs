@@ -1,0 +1,320 @@
+//! Several nodes on one database, in one test process (tests/cluster.rs runs real
+//! processes behind HAProxy): a table is served by the node holding its lease; another node
+//! asks for it and the holder hands it over (its sockets closed with 1012); a node whose
+//! database session dies loses its tables at once, stores nothing more for them, and moves
+//! its clients; the leases' fencing refuses a stale node's moves, seats and chat, alone in a
+//! group-committed batch too.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Client, TestApp, spawn_app_with};
+use futures_util::StreamExt;
+use serde_json::json;
+use spelbord::store::Store;
+use spelbord::store::StoreError;
+use spelbord::store::games::MoveRecord;
+use spelbord::store::leases::{Acquired, Lease, Membership};
+use spelbord::table::identity::new_table_id;
+use tokio_tungstenite::tungstenite::Message;
+
+/// A guard against hangs (not a speed measure).
+const WITHIN: Duration = Duration::from_secs(20);
+
+/// Node `name`'s settings: a short lease (renewed every second).
+fn node(name: &'static str) -> impl FnOnce(&mut spelbord::config::Settings) {
+    move |settings| {
+        settings.cluster.node_name = name.into();
+        settings.cluster.lease_seconds = 3;
+        settings.cluster.handoff_wait_ms = 5_000;
+    }
+}
+
+async fn two_nodes() -> (TestApp, TestApp) {
+    let a = spawn_app_with(node("a")).await;
+    let b = a.another_node(node("b")).await;
+    (a, b)
+}
+
+/// The lease row of a table: its node's name and the epoch.
+async fn holder(app: &TestApp, table: &str) -> (Option<String>, i64) {
+    sqlx::query_as(
+        "SELECT n.name, l.epoch FROM table_leases l LEFT JOIN nodes n ON n.id = l.node WHERE l.table_id = $1",
+    )
+    .bind(table)
+    .fetch_one(&app.pool)
+    .await
+    .expect("a lease row")
+}
+
+async fn node_name(app: &TestApp) -> String {
+    let health: serde_json::Value = reqwest::get(app.http("/healthz"))
+        .await
+        .expect("healthz")
+        .json()
+        .await
+        .expect("JSON");
+    health["node"].as_str().expect("a node name").to_owned()
+}
+
+/// Reads until the server closes the socket; the close code.
+async fn close_code(client: Client) -> Option<u16> {
+    let mut ws = client.into_stream();
+    let read = async {
+        while let Some(frame) = ws.next().await {
+            match frame {
+                Ok(Message::Close(frame)) => return frame.map(|frame| u16::from(frame.code)),
+                Ok(_) => continue,
+                Err(_) => return None,
+            }
+        }
+        None
+    };
+    tokio::time::timeout(WITHIN, read).await.expect("closed in time")
+}
+
+async fn play(client: &mut Client, at: &str) -> serde_json::Value {
+    client.send(json!({"type": "move", "move": {"at": at}})).await;
+    client.until("moved").await
+}
+
+async fn stored_moves(app: &TestApp, table: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM moves m JOIN games g ON g.id = m.game_id WHERE g.table_id = $1")
+        .bind(table)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count")
+}
+
+#[tokio::test]
+async fn a_table_asked_for_on_another_node_is_handed_over_and_its_players_follow() {
+    let (a, b) = two_nodes().await;
+    let table = a.gomoku_table(json!({"seating": "chosen"})).await;
+    let ((mut x, x_token), (o, o_token)) = a.two_seated(&table).await;
+    play(&mut x, "H8").await;
+    assert_eq!(holder(&a, &table).await, (Some(node_name(&a).await), 1));
+
+    // A spectator arrives at the other node: it asks, the holder hands over.
+    let _spectator = b.client(&table).await;
+    let snapshot = b.snapshot(&table).await;
+    assert_eq!(snapshot["moves"].as_array().map(Vec::len), Some(1), "{snapshot}");
+    assert_eq!(holder(&a, &table).await, (Some(node_name(&b).await), 2));
+    assert_eq!(close_code(x).await, Some(1012));
+    assert_eq!(close_code(o).await, Some(1012));
+
+    // The players come back (through the proxy, here straight to the new holder) and play on.
+    let mut x = b.client(&table).await;
+    x.send(json!({"type": "hello", "token": x_token})).await;
+    x.until("welcome").await;
+    let mut o = b.client(&table).await;
+    o.send(json!({"type": "hello", "token": o_token})).await;
+    o.until("welcome").await;
+    let moved = play(&mut o, "J9").await;
+    assert_eq!(moved["move"], json!({"at": "J9"}));
+    assert_eq!(stored_moves(&a, &table).await, 2);
+}
+
+#[tokio::test]
+async fn a_node_whose_session_dies_loses_its_tables_stores_nothing_more_and_moves_its_clients() {
+    let (a, b) = two_nodes().await;
+    let table = a.gomoku_table(json!({"seating": "chosen"})).await;
+    let ((mut x, _), (mut o, o_token)) = a.two_seated(&table).await;
+    play(&mut x, "H8").await;
+    o.until("moved").await;
+
+    // Node a's database session (the one holding its lock) dies, as when its process is
+    // killed, but a itself runs on: b adopts the game in play at once.
+    sqlx::query(
+        "SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN nodes n ON l.objid = n.id::oid
+          WHERE l.locktype = 'advisory' AND l.classid = 1397771330::oid AND n.name = $1",
+    )
+    .bind(node_name(&a).await)
+    .execute(&a.pool)
+    .await
+    .expect("terminate a's session");
+    let b_name = node_name(&b).await;
+    tokio::time::timeout(WITHIN, async {
+        while holder(&a, &table).await.0.as_deref() != Some(b_name.as_str()) {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("b adopts the game");
+
+    // O, still on a, moves: a may not store it, tells O so and closes with 1012.
+    o.send(json!({"type": "move", "move": {"at": "J9"}})).await;
+    let refused = o.until("error").await;
+    assert_eq!(refused["code"], "storage_unavailable");
+    assert_eq!(close_code(o).await, Some(1012));
+    assert_eq!(close_code(x).await, Some(1012));
+    assert_eq!(stored_moves(&a, &table).await, 1);
+
+    // On b the game goes on from the stored position.
+    let mut o = b.client(&table).await;
+    o.send(json!({"type": "hello", "token": o_token})).await;
+    o.until("welcome").await;
+    let moved = play(&mut o, "J9").await;
+    assert_eq!(moved["ply"], json!(2));
+    assert_eq!(stored_moves(&a, &table).await, 2);
+}
+
+/// A table of its own, outside any server's memory, leased by `node`.
+async fn leased_table(store: &Store, node: i32) -> String {
+    let id = new_table_id();
+    let settings = spelbord::table::TableSettings::read("gomoku", None).expect("settings");
+    assert!(
+        store
+            .insert_table(&id, "gomoku", &settings.to_json(), &[], node)
+            .await
+            .expect("insert")
+    );
+    id
+}
+
+async fn join(app: &TestApp, name: &str, lease: Duration) -> Membership {
+    let options = app.pool.connect_options().as_ref().clone();
+    Membership::join(options, name, lease).await.expect("join")
+}
+
+#[tokio::test]
+async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write() {
+    let app = spawn_app_with(|_| {}).await;
+    let store = Store::new(app.pool.clone());
+    let first = join(&app, "first", Duration::from_secs(60)).await;
+    let second = join(&app, "second", Duration::from_secs(60)).await;
+    let table = leased_table(&store, first.id).await;
+    let old = store.for_table(Lease::new(&table, first.id, 1));
+    old.take_seat(&table, 0, &[1; 32], "Ann")
+        .await
+        .expect("the holder writes");
+
+    // Held by a live node: not taken, neither asked nor adopting.
+    for orphans_only in [false, true] {
+        let acquired = store.acquire_lease(&table, second.id, orphans_only).await.expect("ask");
+        assert!(
+            matches!(acquired, Acquired::Elsewhere { holder } if holder == first.id),
+            "{acquired:?}"
+        );
+    }
+    assert!(!store.orphaned_tables().await.expect("orphans").contains(&table));
+
+    // The holder's session dies: the lease is free at once.
+    drop(first);
+    let lease = tokio::time::timeout(WITHIN, async {
+        loop {
+            if let Acquired::Held(lease) = store.acquire_lease(&table, second.id, false).await.expect("ask") {
+                return lease;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("taken once the holder's session is gone");
+    assert_eq!(lease.epoch, 2);
+    let new = store.for_table(lease);
+
+    // The old holder's writes are refused, whatever they are, and change nothing.
+    assert!(matches!(
+        old.take_seat(&table, 1, &[2; 32], "Bo").await,
+        Err(StoreError::LeaseLost)
+    ));
+    assert!(old.lease_lost());
+    assert!(matches!(old.free_seat(&table, 0).await, Err(StoreError::LeaseLost)));
+    let seats: Vec<(i16, String)> = sqlx::query_as("SELECT seat, name FROM seats WHERE table_id = $1 ORDER BY seat")
+        .bind(&table)
+        .fetch_all(&app.pool)
+        .await
+        .expect("seats");
+    assert_eq!(seats, vec![(0, "Ann".to_owned())]);
+
+    // A game started by the new holder; the old one's move is refused and the new one's
+    // stored, in the same group-committed batch or not.
+    let game = uuid::Uuid::new_v4();
+    new.start_game(game, &table, 1, &[], None, &common::single_game_series(1))
+        .await
+        .expect("start");
+    assert!(matches!(
+        old.start_game(
+            uuid::Uuid::new_v4(),
+            &table,
+            2,
+            &[],
+            None,
+            &common::single_game_series(2)
+        )
+        .await,
+        Err(StoreError::LeaseLost)
+    ));
+    let payload = spelbord::games::json_text(&json!({"at": "H8"}));
+    let record = |ply| MoveRecord {
+        ply,
+        seat: 0,
+        payload: &payload,
+        clocks_ms: None,
+        deadline: None,
+    };
+    let (stale, fresh) = tokio::join!(
+        old.append_move(game, record(1), None),
+        new.append_move(game, record(1), None)
+    );
+    assert!(matches!(stale, Err(StoreError::LeaseLost)), "{stale:?}");
+    assert!(fresh.is_ok(), "{fresh:?}");
+    let moves: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE game_id = $1")
+        .bind(game)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(moves, 1);
+
+    // A released table is free for a request but not for adoption.
+    store.release_lease(&table, second.id, None).await.expect("release");
+    let third = join(&app, "third", Duration::from_secs(60)).await;
+    assert!(matches!(
+        store.acquire_lease(&table, third.id, true).await.expect("adopt"),
+        Acquired::NotTaken
+    ));
+    assert!(matches!(
+        store.acquire_lease(&table, third.id, false).await.expect("ask"),
+        Acquired::Held(lease) if lease.epoch == 3
+    ));
+    assert!(matches!(
+        store.acquire_lease("nosuchtab1", third.id, false).await.expect("ask"),
+        Acquired::NoTable
+    ));
+    drop(second);
+}
+
+#[tokio::test]
+async fn a_node_that_stops_renewing_loses_its_tables_when_its_row_expires() {
+    let app = spawn_app_with(|_| {}).await;
+    let store = Store::new(app.pool.clone());
+    // Alive (its session holds its lock) but never renewed: paused, as by SIGSTOP.
+    let paused = join(&app, "paused", Duration::from_secs(1)).await;
+    let other = join(&app, "other", Duration::from_secs(60)).await;
+    let table = leased_table(&store, paused.id).await;
+    sqlx::query("INSERT INTO games (id, table_id, number) VALUES ($1, $2, 1)")
+        .bind(uuid::Uuid::new_v4())
+        .bind(&table)
+        .execute(&app.pool)
+        .await
+        .expect("a game in play");
+    assert!(matches!(
+        store.acquire_lease(&table, other.id, false).await.expect("ask"),
+        Acquired::Elsewhere { .. }
+    ));
+    let adopted = tokio::time::timeout(WITHIN, async {
+        loop {
+            if store.orphaned_tables().await.expect("orphans").contains(&table)
+                && let Acquired::Held(lease) = store.acquire_lease(&table, other.id, true).await.expect("adopt")
+            {
+                return lease;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("adopted once the row expired");
+    assert_eq!(adopted.epoch, 2);
+    drop(paused);
+}

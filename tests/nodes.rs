@@ -10,14 +10,12 @@ mod common;
 use std::time::Duration;
 
 use common::{Client, TestApp, spawn_app_with};
-use futures_util::StreamExt;
 use serde_json::json;
 use spelbord::store::Store;
 use spelbord::store::StoreError;
 use spelbord::store::games::MoveRecord;
 use spelbord::store::leases::{Acquired, Lease, Membership};
 use spelbord::table::identity::new_table_id;
-use tokio_tungstenite::tungstenite::Message;
 
 /// A guard against hangs (not a speed measure).
 const WITHIN: Duration = Duration::from_secs(20);
@@ -58,20 +56,9 @@ async fn node_name(app: &TestApp) -> String {
     health["node"].as_str().expect("a node name").to_owned()
 }
 
-/// Reads until the server closes the socket; the close code.
-async fn close_code(client: Client) -> Option<u16> {
-    let mut ws = client.into_stream();
-    let read = async {
-        while let Some(frame) = ws.next().await {
-            match frame {
-                Ok(Message::Close(frame)) => return frame.map(|frame| u16::from(frame.code)),
-                Ok(_) => continue,
-                Err(_) => return None,
-            }
-        }
-        None
-    };
-    tokio::time::timeout(WITHIN, read).await.expect("closed in time")
+/// Reads until the server closes the client's socket; the close code.
+async fn closed_with(client: Client) -> Option<u16> {
+    common::close_code(&mut client.into_stream()).await
 }
 
 async fn play(client: &mut Client, at: &str) -> serde_json::Value {
@@ -100,8 +87,8 @@ async fn a_table_asked_for_on_another_node_is_handed_over_and_its_players_follow
     let snapshot = b.snapshot(&table).await;
     assert_eq!(snapshot["moves"].as_array().map(Vec::len), Some(1), "{snapshot}");
     assert_eq!(holder(&a, &table).await, (Some(node_name(&b).await), 2));
-    assert_eq!(close_code(x).await, Some(1012));
-    assert_eq!(close_code(o).await, Some(1012));
+    assert_eq!(closed_with(x).await, Some(1012));
+    assert_eq!(closed_with(o).await, Some(1012));
 
     // The players come back (through the proxy, here straight to the new holder) and play on.
     let mut x = b.client(&table).await;
@@ -146,8 +133,8 @@ async fn a_node_whose_session_dies_loses_its_tables_stores_nothing_more_and_move
     o.send(json!({"type": "move", "move": {"at": "J9"}})).await;
     let refused = o.until("error").await;
     assert_eq!(refused["code"], "storage_unavailable");
-    assert_eq!(close_code(o).await, Some(1012));
-    assert_eq!(close_code(x).await, Some(1012));
+    assert_eq!(closed_with(o).await, Some(1012));
+    assert_eq!(closed_with(x).await, Some(1012));
     assert_eq!(stored_moves(&a, &table).await, 1);
 
     // On b the game goes on from the stored position.

@@ -11,7 +11,7 @@ mod common;
 use std::time::Duration;
 
 use common::actor::{Seat, paused_store, tables, two_players};
-use common::{Client, TestApp, spawn_app, spawn_app_with};
+use common::{CLOSE_WITHIN, Client, TestApp, close_code, spawn_app, spawn_app_with};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use tokio::net::TcpStream;
@@ -23,9 +23,6 @@ use tokio_tungstenite::{MaybeTlsStream, WebSocketStream};
 
 type Socket = WebSocketStream<MaybeTlsStream<TcpStream>>;
 
-/// Longest a test waits for the server to close a connection (a guard against hangs).
-const CLOSE_WITHIN: Duration = Duration::from_secs(30);
-
 /// Opens a WebSocket to `path` (under the server's address) without reading anything.
 async fn open(app: &TestApp, path: &str) -> Socket {
     let url = format!("ws://{}{path}", app.addr);
@@ -33,24 +30,6 @@ async fn open(app: &TestApp, path: &str) -> Socket {
         .await
         .expect("WebSocket connects")
         .0
-}
-
-/// Reads (and discards) until the server closes, and returns the close code it sent;
-/// `None` if the connection ended without a close frame.
-async fn close_code(ws: &mut Socket) -> Option<u16> {
-    let read = async {
-        while let Some(frame) = ws.next().await {
-            match frame {
-                Ok(Message::Close(frame)) => return frame.map(|frame| u16::from(frame.code)),
-                Ok(_) => continue,
-                Err(_) => return None,
-            }
-        }
-        None
-    };
-    tokio::time::timeout(CLOSE_WITHIN, read)
-        .await
-        .expect("the server closes the connection in time")
 }
 
 /// A server whose rate limit the tests' fast senders never reach.

@@ -97,6 +97,10 @@ pub struct Common {
     /// The server's process id; found from the listening socket when absent.
     #[arg(long)]
     pub server_pid: Option<u32>,
+    /// More server processes whose CPU counts as the server's (the other nodes of a
+    /// cluster, comma-separated); memory is still read from `--server-pid` alone.
+    #[arg(long, value_delimiter = ',')]
+    pub more_server_pids: Vec<u32>,
     /// Also measure PostgreSQL: the CPU of every process named `postgres` (the whole cluster).
     #[arg(long)]
     pub pg: bool,

@@ -213,10 +213,13 @@ pub struct CpuSample {
 impl CpuSample {
     /// Reads the counters now; PostgreSQL's only when `pg` is `Some` (`Some(None)`: every
     /// cluster's processes; `Some(Some(pid))`: that postmaster's and its children's).
-    pub fn take(server_pid: Option<u32>, pg: Option<Option<u32>>) -> CpuSample {
+    /// `more_servers`' ticks are added to the server's (several nodes).
+    pub fn take(server_pid: Option<u32>, more_servers: &[u32], pg: Option<Option<u32>>) -> CpuSample {
         CpuSample {
             at: std::time::Instant::now(),
-            server: server_pid.and_then(process_ticks),
+            server: server_pid
+                .and_then(process_ticks)
+                .map(|ticks| ticks + more_servers.iter().filter_map(|pid| process_ticks(*pid)).sum::<u64>()),
             postgres: pg.map(postgres_ticks),
             own: own_ticks(),
             machine: machine_ticks(),

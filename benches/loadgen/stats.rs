@@ -121,9 +121,10 @@ impl Live {
 /// generator and the machine.
 pub async fn measure(server_pid: Option<u32>, common: &Common, end: Instant) -> CpuUse {
     let postgres = common.postgres();
-    let start = CpuSample::take(server_pid, postgres);
+    let more = &common.more_server_pids;
+    let start = CpuSample::take(server_pid, more, postgres);
     tokio::time::sleep_until(end).await;
-    CpuUse::between(&start, &CpuSample::take(server_pid, postgres))
+    CpuUse::between(&start, &CpuSample::take(server_pid, more, postgres))
 }
 
 /// Calls `line` once a second from one second after `start` until `stop` (the progress

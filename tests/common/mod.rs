@@ -321,6 +321,27 @@ async fn start_app(database: TestDb, configure: impl FnOnce(&mut Settings)) -> T
     }
 }
 
+/// Longest a test waits for the server to close a connection (a guard against hangs).
+pub const CLOSE_WITHIN: Duration = Duration::from_secs(30);
+
+/// Reads (and discards) until the server closes, and returns the close code it sent;
+/// `None` if the connection ended without a close frame.
+pub async fn close_code(ws: &mut WebSocketStream<MaybeTlsStream<TcpStream>>) -> Option<u16> {
+    let read = async {
+        while let Some(frame) = ws.next().await {
+            match frame {
+                Ok(Message::Close(frame)) => return frame.map(|frame| u16::from(frame.code)),
+                Ok(_) => continue,
+                Err(_) => return None,
+            }
+        }
+        None
+    };
+    tokio::time::timeout(CLOSE_WITHIN, read)
+        .await
+        .expect("the server closes the connection in time")
+}
+
 /// A WebSocket client of one table.
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,

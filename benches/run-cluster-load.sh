@@ -8,7 +8,7 @@
 #
 # Like benches/run-load.sh (read it first): release build, fresh cluster per run, limits
 # raised so that they never throttle the load. The proxy listens on $PORT (default 18080)
-# with the routing of deploy/haproxy.cfg (the table id from the path, hashed consistently),
+# configured by deploy/haproxy.cfg (the table id from the path, hashed consistently),
 # the nodes on $PORT+1 ... $PORT+NODES. The load generator counts every node's CPU as the
 # server's (`--server-pid` and `--more-server-pids`); HAProxy's shows as the machine's
 # "other load". Needs `haproxy` (Debian package) on PATH.
@@ -80,29 +80,17 @@ for n in $(seq "$NODES"); do
     SERVERS+="    server node$n 127.0.0.1:$port check"$'\n'
 done
 
-cat >"$LOGS/haproxy.cfg" <<CFG
-global
-    maxconn 9000
-    nbthread 1
-defaults
-    mode http
-    timeout connect 5s
-    timeout client 60s
-    timeout server 60s
-    timeout tunnel 1h
-frontend web
-    bind 127.0.0.1:$PORT
-    http-request del-header X-Spelbord-Table
-    http-request set-header X-Spelbord-Table %[path,field(3,/)] if { path_reg ^/t/[^/]+ }
-    http-request set-header X-Spelbord-Table %[path,field(4,/)] if { path_reg ^/(ws|api)/tables/[^/]+ }
-    default_backend nodes
-backend nodes
-    balance hdr(X-Spelbord-Table)
-    hash-type consistent
-    option httpchk GET /healthz
-    default-server inter 1s fall 2 rise 2 on-marked-down shutdown-sessions
-$SERVERS
-CFG
+# deploy/haproxy.cfg for this machine: its routing and checks, on 127.0.0.1:$PORT, these
+# nodes by address, no name resolution, no request log.
+awk -v port="$PORT" -v servers="$SERVERS" '
+    /^[^ #]/ { section = $1 }
+    section == "resolvers" { next }
+    /^ *server / || /^ *log / { next }
+    /^ *bind :80/ { print "    bind 127.0.0.1:" port; next }
+    /^ *maxconn / { print "    maxconn 9000"; next }
+    /^ *default-server / { sub(/ resolvers .*/, ""); print; printf "%s", servers; next }
+    { print }
+' deploy/haproxy.cfg >"$LOGS/haproxy.cfg"
 haproxy -db -f "$LOGS/haproxy.cfg" >"$LOGS/haproxy.log" 2>&1 &
 PIDS+=($!)
 wait_healthy "$PORT" "$!"

@@ -174,11 +174,14 @@ impl Store {
     /// their clocks must run somewhere.
     pub async fn orphaned_tables(&self) -> Result<Vec<String>, StoreError> {
         Ok(sqlx::query_scalar(
-            "SELECT p.table_id
+            // Which nodes are alive is asked once per node, not once per table (it reads
+            // the server's lock table).
+            "WITH alive AS (SELECT id FROM nodes WHERE spelbord_node_alive(id))
+             SELECT p.table_id
                FROM (SELECT table_id FROM games WHERE status = 'playing'
                      UNION SELECT table_id FROM series WHERE status = 'playing') p
                LEFT JOIN table_leases l ON l.table_id = p.table_id
-              WHERE l.table_id IS NULL OR (l.node IS NOT NULL AND NOT spelbord_node_alive(l.node))",
+              WHERE l.table_id IS NULL OR (l.node IS NOT NULL AND l.node NOT IN (SELECT id FROM alive))",
         )
         .fetch_all(self.pool())
         .await?)

@@ -96,11 +96,6 @@ impl Tables {
         }
     }
 
-    /// This node's id.
-    pub fn node(&self) -> i32 {
-        self.node.id
-    }
-
     /// Stores a new table (and the bots its settings seat) with a fresh id and starts
     /// its actor.
     pub async fn create(&self, settings: TableSettings) -> Result<TableHandle, CreateError> {
@@ -239,15 +234,14 @@ impl Tables {
             running.retain(|_, handle| !handle.is_closed());
             running.values().cloned().collect()
         };
+        let held_here: HashMap<&str, &HeldLease> = held.iter().map(|lease| (lease.table_id.as_str(), lease)).collect();
         let mut stopped = 0;
         for handle in &running {
             let Some(lease) = handle.lease() else { continue };
             if lease.taken_at >= read_at {
                 continue;
             }
-            let ours = held
-                .iter()
-                .find(|held| held.table_id == handle.id() && held.epoch == lease.epoch);
+            let ours = held_here.get(handle.id()).filter(|held| held.epoch == lease.epoch);
             if ours.is_none_or(|held| held.wanted) {
                 if ours.is_none() {
                     tracing::info!(table = %handle.id(), "another node has taken the table over");
@@ -256,9 +250,10 @@ impl Tables {
                 stopped += 1;
             }
         }
+        let running_here: std::collections::HashSet<&str> = running.iter().map(TableHandle::id).collect();
         for lease in held {
             if lease.settled
-                && !running.iter().any(|handle| handle.id() == lease.table_id)
+                && !running_here.contains(lease.table_id.as_str())
                 && let Err(err) = self
                     .store
                     .release_lease(&lease.table_id, self.node.id, Some(lease.epoch))

@@ -3,7 +3,8 @@
 //! asks for it and the holder hands it over (its sockets closed with 1012); a node whose
 //! database session dies loses its tables at once, stores nothing more for them, and moves
 //! its clients; the leases' fencing refuses a stale node's moves, seats and chat, alone in a
-//! group-committed batch too.
+//! group-committed batch too; a node shutting down leaves and its games are adopted; an idle
+//! table releases its lease.
 
 mod common;
 
@@ -304,4 +305,49 @@ async fn a_node_that_stops_renewing_loses_its_tables_when_its_row_expires() {
     .expect("adopted once the row expired");
     assert_eq!(adopted.epoch, 2);
     drop(paused);
+}
+
+/// Waits until the table's lease names `node` (or, with `None`, nobody).
+async fn until_held_by(app: &TestApp, table: &str, node: Option<&str>) {
+    tokio::time::timeout(WITHIN, async {
+        while holder(app, table).await.0.as_deref() != node {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("the lease of {table} goes to {node:?}"));
+}
+
+#[tokio::test]
+async fn a_node_shutting_down_leaves_and_its_games_in_play_are_adopted_at_once() {
+    let (a, b) = two_nodes().await;
+    let table = a.gomoku_table(json!({"seating": "chosen"})).await;
+    let ((mut x, _), (_o, _)) = a.two_seated(&table).await;
+    play(&mut x, "H8").await;
+    a.shut_down();
+    assert_eq!(closed_with(x).await, Some(1012));
+    // Nobody asks for the table: b adopts it because its game is in play.
+    until_held_by(&a, &table, Some("b")).await;
+    let snapshot = b.snapshot(&table).await;
+    assert_eq!(snapshot["moves"].as_array().map(Vec::len), Some(1), "{snapshot}");
+    let nodes: Vec<String> = sqlx::query_scalar("SELECT name FROM nodes ORDER BY name")
+        .fetch_all(&b.pool)
+        .await
+        .expect("nodes");
+    assert_eq!(nodes, vec!["b".to_owned()], "a left the nodes table");
+}
+
+#[tokio::test]
+async fn an_idle_table_releases_its_lease_and_another_node_takes_it_without_asking() {
+    let idle_fast = |settings: &mut spelbord::config::Settings| {
+        node("a")(settings);
+        settings.limits.idle_table_seconds = 1;
+    };
+    let a = spawn_app_with(idle_fast).await;
+    let b = a.another_node(node("b")).await;
+    let table = a.gomoku_table(json!({})).await;
+    until_held_by(&a, &table, None).await;
+    // Released (leased to nobody), so b takes it at once: a is not asked.
+    let _spectator = b.client(&table).await;
+    assert_eq!(holder(&a, &table).await, (Some("b".to_owned()), 2));
 }

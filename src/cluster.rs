@@ -63,12 +63,17 @@ async fn run(
     membership
 }
 
-/// One renewal: the node's row, then its tables against its leases, then orphans.
+/// One renewal: the node's row, the nodes alive, then its tables against its leases,
+/// then orphans.
 async fn renew(membership: &mut Membership, tables: &Tables, store: &Store) {
     match membership.renew().await {
         Ok(true) => {}
         Ok(false) => tracing::warn!(node = membership.id, "could not renew this node's membership yet"),
         Err(err) => tracing::warn!(node = membership.id, error = %err, "could not renew this node's membership"),
+    }
+    match store.live_nodes().await {
+        Ok(alive) => tables.set_alone(alive <= 1),
+        Err(err) => tracing::warn!(error = %err, "could not count the nodes alive"),
     }
     let read_at = std::time::Instant::now();
     match store.held_leases(membership.id).await {

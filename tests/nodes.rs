@@ -4,7 +4,8 @@
 //! database session dies loses its tables at once, stores nothing more for them, and moves
 //! its clients; the leases' fencing refuses a stale node's moves, seats and chat, alone in a
 //! group-committed batch too; a node shutting down leaves and its games are adopted; an idle
-//! table releases its lease.
+//! table releases its lease; with other nodes alive a new table waits, leased to nobody, for
+//! the node its first request reaches.
 
 mod common;
 
@@ -153,7 +154,7 @@ async fn leased_table(store: &Store, node: i32) -> String {
     let settings = spelbord::table::TableSettings::read("gomoku", None).expect("settings");
     assert!(
         store
-            .insert_table(&id, "gomoku", &settings.to_json(), &[], node)
+            .insert_table(&id, "gomoku", &settings.to_json(), &[], Some(node))
             .await
             .expect("insert")
     );
@@ -349,5 +350,34 @@ async fn an_idle_table_releases_its_lease_and_another_node_takes_it_without_aski
     until_held_by(&a, &table, None).await;
     // Released (leased to nobody), so b takes it at once: a is not asked.
     let _spectator = b.client(&table).await;
-    assert_eq!(holder(&a, &table).await, (Some("b".to_owned()), 2));
+    assert_eq!(holder(&a, &table).await.0.as_deref(), Some("b"));
+}
+
+#[tokio::test]
+async fn with_other_nodes_alive_a_new_table_is_served_by_the_first_node_asked_without_a_handoff() {
+    let (a, b) = two_nodes().await;
+    // Once a has counted b among the living (at its next renewal), the tables it creates
+    // are stored for whichever node gets their first request.
+    let table = tokio::time::timeout(WITHIN, async {
+        loop {
+            let table = a.gomoku_table(json!({"seating": "chosen", "bots": {"1": "easy"}})).await;
+            if holder(&a, &table).await == (None, 0) {
+                return table;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await
+    .expect("a table created while b is alive is leased to nobody");
+    let mut player = b.client(&table).await;
+    // Taken once (epoch 1): a never held it, so nothing was handed over.
+    assert_eq!(holder(&a, &table).await, (Some("b".to_owned()), 1));
+    player.hello().await;
+    player.sit(0, "X").await;
+    player.until("game_started").await;
+    // The bot seated by the settings was stored with the table and plays on b.
+    play(&mut player, "H8").await;
+    let answer = player.until("moved").await;
+    assert_eq!(answer["seat"], json!(1), "{answer}");
+    assert!(stored_moves(&a, &table).await >= 2);
 }

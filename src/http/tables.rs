@@ -20,6 +20,7 @@ use super::security::{is_plain_host, request_host};
 use crate::app::AppState;
 use crate::protocol::TableSnapshot;
 use crate::table::TableSettings;
+use crate::table::registry::NewTable;
 
 /// The body of `POST /api/tables`.
 #[derive(Debug, Deserialize)]
@@ -86,18 +87,24 @@ pub async fn create(
     let request: CreateTable = parse_body(&body)?;
     let settings = TableSettings::read(&request.game, request.settings)
         .map_err(|err| ApiError::bad_request("bad_setting", err.sentence(), Some(err.field)))?;
-    let table = state.tables.create(settings).await.map_err(|err| {
+    let table = state.tables.create_for_any_node(settings).await.map_err(|err| {
         tracing::error!(error = %err, "could not create a table");
         ApiError::unavailable("The table could not be stored; please try again.")
     })?;
-    let snapshot = table
-        .snapshot()
-        .await
-        .map_err(|_| ApiError::unavailable("The server is shutting down."))?;
-    let websocket = format!("{}/ws/tables/{}", base.replacen("http", "ws", 1), table.id());
+    let (id, snapshot) = match table {
+        NewTable::Running(table) => {
+            let snapshot = table
+                .snapshot()
+                .await
+                .map_err(|_| ApiError::unavailable("The server is shutting down."))?;
+            (table.id().to_owned(), snapshot)
+        }
+        NewTable::Stored { id, snapshot } => (id, *snapshot),
+    };
+    let websocket = format!("{}/ws/tables/{id}", base.replacen("http", "ws", 1));
     let created = Created {
-        id: table.id().to_owned(),
-        url: format!("{base}/t/{}", table.id()),
+        url: format!("{base}/t/{id}"),
+        id,
         websocket,
         table: snapshot,
     };

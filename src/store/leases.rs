@@ -170,6 +170,15 @@ impl Store {
             .collect())
     }
 
+    /// How many nodes are alive now (this one included).
+    pub async fn live_nodes(&self) -> Result<i64, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT count(*) FROM nodes WHERE spelbord_node_alive(id)")
+                .fetch_one(self.pool())
+                .await?,
+        )
+    }
+
     /// Tables with a game or a series in play whose node is dead (or that never had one):
     /// their clocks must run somewhere.
     pub async fn orphaned_tables(&self) -> Result<Vec<String>, StoreError> {

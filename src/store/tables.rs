@@ -40,15 +40,16 @@ impl Store {
         stored.try_into().map_err(|_| StoreError::BadSecret)
     }
 
-    /// Stores a new table, the bots its settings seat and its lease for `node` (epoch 1),
-    /// in one transaction. Returns `false` (and stores nothing) when the id is taken.
+    /// Stores a new table, the bots its settings seat and its lease, in one transaction:
+    /// held by `node` (epoch 1), or with `None` by nobody yet (epoch 0: the first node to
+    /// serve it takes it). Returns `false` (and stores nothing) when the id is taken.
     pub async fn insert_table(
         &self,
         id: &str,
         game: &str,
         settings: &Value,
         bots: &[NewBotSeat],
-        node: i32,
+        node: Option<i32>,
     ) -> Result<bool, StoreError> {
         let _timer = crate::metrics::DbWrite::start("insert_table");
         let mut tx = self.pool().begin().await?;
@@ -63,11 +64,13 @@ impl Store {
         if inserted != 1 {
             return Ok(false);
         }
-        sqlx::query("INSERT INTO table_leases (table_id, node, epoch) VALUES ($1, $2, 1)")
-            .bind(id)
-            .bind(node)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "INSERT INTO table_leases (table_id, node, epoch) VALUES ($1, $2, CASE WHEN $2 IS NULL THEN 0 ELSE 1 END)",
+        )
+        .bind(id)
+        .bind(node)
+        .execute(&mut *tx)
+        .await?;
         for bot in bots {
             sqlx::query("INSERT INTO seats (table_id, seat, name, bot) VALUES ($1, $2, $3, $4)")
                 .bind(id)

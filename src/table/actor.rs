@@ -261,6 +261,17 @@ impl TableActor {
         shutdown: CancellationToken,
         tracker: &TaskTracker,
     ) -> TableHandle {
+        TableActor::fresh(id, settings, store, services).start(shutdown, tracker)
+    }
+
+    /// The snapshot of a table that was just stored, as its actor would give it, without
+    /// starting one (the table is served by whichever node first gets a request for it).
+    pub fn fresh_snapshot(id: &str, settings: TableSettings, store: Store, services: TableServices) -> TableSnapshot {
+        TableActor::fresh(id, settings, store, services).snapshot()
+    }
+
+    /// A table just stored: free seats but for the bots its settings seat.
+    fn fresh(id: &str, settings: TableSettings, store: Store, services: TableServices) -> TableActor {
         let bots = settings.bots.clone();
         let mut actor = TableActor::new(id, settings, store, services);
         for (seat, strength) in bots {
@@ -269,7 +280,7 @@ impl TableActor {
                 *slot = true;
             }
         }
-        actor.start(shutdown, tracker)
+        actor
     }
 
     /// Runs the actor as a task of `tracker` and returns its handle.

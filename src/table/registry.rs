@@ -8,6 +8,7 @@
 //! (that node hands it over), never served twice.
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -18,6 +19,7 @@ use super::actor::{RestoreError, TableActor, TableServices};
 use super::handle::TableHandle;
 use super::identity::{is_table_id, new_table_id};
 use super::settings::TableSettings;
+use crate::protocol::TableSnapshot;
 use crate::store::leases::{Acquired, HeldLease, Lease};
 use crate::store::tables::NewBotSeat;
 use crate::store::{Store, StoreError};
@@ -64,6 +66,15 @@ pub struct NodeRole {
     pub handoff_wait: Duration,
 }
 
+/// A table just created for `POST /api/tables`.
+#[derive(Debug)]
+pub enum NewTable {
+    /// Served here (this node is the only one alive).
+    Running(TableHandle),
+    /// Stored and leased to nobody: the first node asked for it serves it.
+    Stored { id: String, snapshot: Box<TableSnapshot> },
+}
+
 /// Creates tables and finds them. Cheap to clone.
 #[derive(Clone)]
 pub struct Tables {
@@ -75,6 +86,8 @@ pub struct Tables {
     shutdown: CancellationToken,
     tracker: TaskTracker,
     node: NodeRole,
+    /// No other node was alive at the last renewal (new tables are then served here).
+    alone: Arc<AtomicBool>,
 }
 
 impl Tables {
@@ -93,12 +106,53 @@ impl Tables {
             shutdown,
             tracker,
             node,
+            alone: Arc::new(AtomicBool::new(true)),
         }
+    }
+
+    /// Records whether other nodes are alive (each renewal counts them).
+    pub fn set_alone(&self, alone: bool) {
+        self.alone.store(alone, Ordering::Relaxed);
+    }
+
+    /// Stores a table for `POST /api/tables`. A node alone serves it at once (as
+    /// [`Tables::create`]). With other nodes alive it only stores it, leased to nobody,
+    /// and returns the snapshot its actor would: the proxy may send the table's requests to
+    /// another node, which then takes it without a handoff.
+    pub async fn create_for_any_node(&self, settings: TableSettings) -> Result<NewTable, CreateError> {
+        if self.alone.load(Ordering::Relaxed) {
+            return self.create(settings).await.map(NewTable::Running);
+        }
+        let id = self.store_new(&settings, None).await?;
+        let snapshot = TableActor::fresh_snapshot(&id, settings, self.store.clone(), self.services.clone());
+        Ok(NewTable::Stored {
+            id,
+            snapshot: Box::new(snapshot),
+        })
     }
 
     /// Stores a new table (and the bots its settings seat) with a fresh id and starts
     /// its actor.
     pub async fn create(&self, settings: TableSettings) -> Result<TableHandle, CreateError> {
+        let id = self.store_new(&settings, Some(self.node.id)).await?;
+        let lease = Lease::new(&id, self.node.id, 1);
+        let handle = TableActor::spawn(
+            &id,
+            settings,
+            self.store.for_table(lease),
+            self.services.clone(),
+            self.shutdown.child_token(),
+            &self.tracker,
+        );
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(id, handle.clone());
+        Ok(handle)
+    }
+
+    /// Stores a new table with a fresh id, leased to `node` (or to nobody); its id.
+    async fn store_new(&self, settings: &TableSettings, node: Option<i32>) -> Result<String, CreateError> {
         let settings_json = settings.to_json();
         let bots: Vec<NewBotSeat> = settings
             .bots
@@ -111,27 +165,13 @@ impl Tables {
             .collect();
         for _ in 0..ID_ATTEMPTS {
             let id = new_table_id();
-            if !self
+            if self
                 .store
-                .insert_table(&id, settings.kind().id(), &settings_json, &bots, self.node.id)
+                .insert_table(&id, settings.kind().id(), &settings_json, &bots, node)
                 .await?
             {
-                continue;
+                return Ok(id);
             }
-            let lease = Lease::new(&id, self.node.id, 1);
-            let handle = TableActor::spawn(
-                &id,
-                settings,
-                self.store.for_table(lease),
-                self.services.clone(),
-                self.shutdown.child_token(),
-                &self.tracker,
-            );
-            self.running
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .insert(id, handle.clone());
-            return Ok(handle);
         }
         Err(CreateError::NoFreeId)
     }

@@ -15,6 +15,7 @@ use common::{Client, TestApp, spawn_app_with};
 use serde_json::json;
 use spelbord::store::Store;
 use spelbord::store::StoreError;
+use spelbord::store::chat::ChatRecord;
 use spelbord::store::games::MoveRecord;
 use spelbord::store::leases::{Acquired, Lease, Membership};
 use spelbord::table::identity::new_table_id;
@@ -255,6 +256,35 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
         .await
         .expect("count");
     assert_eq!(moves, 1);
+    assert!(matches!(
+        old.append_takeback(game, 2, 0, 0, None).await,
+        Err(StoreError::LeaseLost)
+    ));
+    new.append_takeback(game, 2, 0, 0, None).await.expect("the holder takes back");
+    let line = |text| ChatRecord {
+        seat: 0,
+        name: "Ann",
+        text,
+        team: None,
+        audience: &[],
+    };
+    assert!(matches!(
+        old.append_chat(&table, &line("stale")).await,
+        Err(StoreError::LeaseLost)
+    ));
+    new.append_chat(&table, &line("fresh")).await.expect("the holder chats");
+    let said: Vec<String> = sqlx::query_scalar("SELECT text FROM chat_messages WHERE table_id = $1")
+        .bind(&table)
+        .fetch_all(&app.pool)
+        .await
+        .expect("chat");
+    assert_eq!(said, vec!["fresh".to_owned()]);
+    let records: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE game_id = $1")
+        .bind(game)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(records, 2, "the move and the holder's take-back");
 
     // A released table is free for a request but not for adoption.
     store.release_lease(&table, second.id, None).await.expect("release");
@@ -360,7 +390,9 @@ async fn with_other_nodes_alive_a_new_table_is_served_by_the_first_node_asked_wi
     // are stored for whichever node gets their first request.
     let table = tokio::time::timeout(WITHIN, async {
         loop {
-            let table = a.gomoku_table(json!({"seating": "chosen", "bots": {"1": "easy"}})).await;
+            let table = a
+                .gomoku_table(json!({"seating": "chosen", "bots": {"1": "easy"}}))
+                .await;
             if holder(&a, &table).await == (None, 0) {
                 return table;
             }

@@ -32,9 +32,10 @@ impl Store {
     /// Stores one chat line of a table.
     pub async fn append_chat(&self, table_id: &str, line: &ChatRecord<'_>) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("append_chat");
-        let mut tx = self.fenced().await?;
+        let (table, node, epoch) = self.lease_args();
         sqlx::query(
-            "INSERT INTO chat_messages (table_id, seat, name, text, team, audience) VALUES ($1, $2, $3, $4, $5, $6)",
+            "INSERT INTO chat_messages (table_id, seat, name, text, team, audience)
+             SELECT $1, $2, $3, $4, $5, $6 WHERE spelbord_hold_lease($7, $8, $9)",
         )
         .bind(table_id)
         .bind(i16::from(line.seat))
@@ -42,9 +43,12 @@ impl Store {
         .bind(line.text)
         .bind(line.team.map(i16::from))
         .bind(line.team.map(|_| line.audience))
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        .bind(table)
+        .bind(node)
+        .bind(epoch)
+        .execute(self.pool())
+        .await
+        .map_err(|err| self.write_error(err))?;
         Ok(())
     }
 

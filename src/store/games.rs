@@ -91,8 +91,9 @@ impl Store {
     ) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("start_game");
         // One statement, so one round trip and atomic by itself (the foreign keys between
-        // its parts are checked at its end): the series and its sides when the game starts
-        // one, the table's seats as the game starts with them, the game and its players.
+        // its parts are checked at its end; a failing lease check fails all of it): the
+        // series and its sides when the game starts one, the table's seats as the game
+        // starts with them, the game and its players.
         let (series_number, series_format, side_numbers, side_names) = match &series.new {
             Some(new) => (
                 Some(count(new.number)),
@@ -108,7 +109,7 @@ impl Store {
         let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
         let bots: Vec<Option<&str>> = players.iter().map(|p| p.bot).collect();
         let sides: Vec<i16> = players.iter().map(|p| i16::from(p.side)).collect();
-        let mut tx = self.fenced().await?;
+        let (lease_table, lease_node, lease_epoch) = self.lease_args();
         sqlx::query(
             "WITH new_series AS (
                  INSERT INTO series (id, table_id, number, format)
@@ -126,7 +127,7 @@ impl Store {
                     SET player_key = EXCLUDED.player_key, name = EXCLUDED.name, bot = EXCLUDED.bot, sat_at = now()
              ), game AS (
                  INSERT INTO games (id, table_id, number, deadline, series_id, series_game, rated)
-                 VALUES ($13, $2, $14, $15, $1, $16, $17)
+                 SELECT $13, $2, $14, $15, $1, $16, $17 WHERE spelbord_hold_lease($18, $19, $20)
              )
              INSERT INTO game_players (game_id, seat, role, player_key, name, bot, side)
              SELECT $13, seat, role, player_key, name, bot, side
@@ -150,9 +151,12 @@ impl Store {
         .bind(deadline)
         .bind(count(series.game))
         .bind(series.rated)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        .bind(lease_table)
+        .bind(lease_node)
+        .bind(lease_epoch)
+        .execute(self.pool())
+        .await
+        .map_err(|err| self.write_error(err))?;
         Ok(())
     }
 
@@ -214,11 +218,12 @@ impl Store {
         deadline: Option<OffsetDateTime>,
     ) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("append_takeback");
-        let mut tx = self.fenced().await?;
+        let (lease_table, lease_node, lease_epoch) = self.lease_args();
         sqlx::query(
             "WITH taken AS (
                  INSERT INTO moves (game_id, ply, seat, payload, takeback_to)
-                 VALUES ($1, $2, $3, jsonb_build_object('takeback', $4::integer), $4)
+                 SELECT $1, $2, $3, jsonb_build_object('takeback', $4::integer), $4
+                  WHERE spelbord_hold_lease($6, $7, $8)
              )
              UPDATE games SET deadline = $5 WHERE id = $1",
         )
@@ -227,9 +232,12 @@ impl Store {
         .bind(i16::from(seat))
         .bind(count(keep))
         .bind(deadline)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        .bind(lease_table)
+        .bind(lease_node)
+        .bind(lease_epoch)
+        .execute(self.pool())
+        .await
+        .map_err(|err| self.write_error(err))?;
         Ok(())
     }
 

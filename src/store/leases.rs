@@ -208,6 +208,33 @@ impl Store {
     }
 }
 
+/// The SQLSTATE `spelbord_hold_lease` fails with when another node holds the table.
+const LEASE_LOST_STATE: &str = "SPL01";
+
+impl Store {
+    /// The lease arguments of `spelbord_hold_lease($table, $node, $epoch)` for this
+    /// store's writes (all `NULL` for a store that serves no lease).
+    pub(super) fn lease_args(&self) -> (Option<&str>, Option<i32>, Option<i64>) {
+        match &self.lease {
+            Some(lease) => (Some(lease.table_id.as_str()), Some(lease.node), Some(lease.epoch)),
+            None => (None, None, None),
+        }
+    }
+
+    /// A write's error: [`StoreError::LeaseLost`] (and the lease marked lost) when its
+    /// `spelbord_hold_lease` found the table served by another node.
+    pub(super) fn write_error(&self, err: sqlx::Error) -> StoreError {
+        let lost = err
+            .as_database_error()
+            .and_then(|db| db.code())
+            .is_some_and(|code| code == LEASE_LOST_STATE);
+        match (&self.lease, lost) {
+            (Some(lease), true) => lease_lost(lease),
+            _ => StoreError::Database(err),
+        }
+    }
+}
+
 /// Checks, and holds until the transaction ends, that `lease` is still the table's.
 async fn fence(tx: &mut PgConnection, lease: &Lease) -> Result<(), StoreError> {
     let held: Option<i32> =

@@ -113,9 +113,10 @@ impl Store {
         bot: Option<&str>,
     ) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("take_seat");
-        let mut tx = self.fenced().await?;
+        let (table, node, epoch) = self.lease_args();
         sqlx::query(
-            "INSERT INTO seats (table_id, seat, player_key, name, bot) VALUES ($1, $2, $3, $4, $5)
+            "INSERT INTO seats (table_id, seat, player_key, name, bot)
+             SELECT $1, $2, $3, $4, $5 WHERE spelbord_hold_lease($6, $7, $8)
              ON CONFLICT (table_id, seat) DO UPDATE
              SET player_key = EXCLUDED.player_key, name = EXCLUDED.name, bot = EXCLUDED.bot, sat_at = now()",
         )
@@ -124,22 +125,30 @@ impl Store {
         .bind(player_key)
         .bind(name)
         .bind(bot)
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
+        .bind(table)
+        .bind(node)
+        .bind(epoch)
+        .execute(self.pool())
+        .await
+        .map_err(|err| self.write_error(err))?;
         Ok(())
     }
 
     /// Records that `seat` is free.
     pub async fn free_seat(&self, table_id: &str, seat: u8) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("free_seat");
-        let mut tx = self.fenced().await?;
-        sqlx::query("DELETE FROM seats WHERE table_id = $1 AND seat = $2")
+        let (table, node, epoch) = self.lease_args();
+        // The check is evaluated for the seat's row, before it is deleted (a seat already
+        // free is no write at all).
+        sqlx::query("DELETE FROM seats WHERE table_id = $1 AND seat = $2 AND spelbord_hold_lease($3, $4, $5)")
             .bind(table_id)
             .bind(i16::from(seat))
-            .execute(&mut *tx)
-            .await?;
-        tx.commit().await?;
+            .bind(table)
+            .bind(node)
+            .bind(epoch)
+            .execute(self.pool())
+            .await
+            .map_err(|err| self.write_error(err))?;
         Ok(())
     }
 }

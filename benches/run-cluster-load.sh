@@ -24,21 +24,10 @@ command -v haproxy >/dev/null || { echo "run-cluster-load: needs haproxy (apt-ge
 NODES=${NODES:-2}
 PORT=${PORT:-18080}
 SPELBORD_LOAD_PG=${SPELBORD_LOAD_PG:-${TMPDIR:-/tmp}/spelbord-load-pg}
-NOFILE=${NOFILE:-200000}
 LOGS=${LOGS:-${TMPDIR:-/tmp}/spelbord-cluster-load}
-TARGET_DIR=${CARGO_TARGET_DIR:-target}
-SPELBORD_BIN=${SPELBORD_BIN:-}
-if [ -z "$SPELBORD_BIN" ]; then
-    cargo build --release --bin spelbord
-    SPELBORD_BIN="$TARGET_DIR/release/spelbord"
-fi
-cargo bench --bench loadgen --no-run
 mkdir -p "$LOGS"
-
-if ! ulimit -Hn "$NOFILE" 2>/dev/null; then
-    NOFILE=$(ulimit -Hn)
-fi
-ulimit -n "$NOFILE"
+# Builds the server and the load generator, raises the descriptor limit.
+. benches/load-build.sh
 
 unset DATABASE_URL
 export APP__SERVER__HOST=127.0.0.1

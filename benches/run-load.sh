@@ -41,24 +41,9 @@ fi
 
 PORT=${PORT:-18080}
 SPELBORD_LOAD_PG=${SPELBORD_LOAD_PG:-${TMPDIR:-/tmp}/spelbord-load-pg}
-NOFILE=${NOFILE:-200000}
 SERVER_LOG=${SERVER_LOG:-${TMPDIR:-/tmp}/spelbord-load-server.log}
-TARGET_DIR=${CARGO_TARGET_DIR:-target}
-
-# Build both first, so that no compiler runs during the measurement.
-SPELBORD_BIN=${SPELBORD_BIN:-}
-if [ -z "$SPELBORD_BIN" ]; then
-    cargo build --release --bin spelbord
-    SPELBORD_BIN="$TARGET_DIR/release/spelbord"
-fi
-cargo bench --bench loadgen --no-run
-
-# Raise the descriptor limit for this shell and its children (the server and the load).
-if ! ulimit -Hn "$NOFILE" 2>/dev/null; then
-    echo "run-load: cannot raise the hard descriptor limit to $NOFILE (not root?); using $(ulimit -Hn)" >&2
-    NOFILE=$(ulimit -Hn)
-fi
-ulimit -n "$NOFILE"
+# Builds the server and the load generator, raises the descriptor limit.
+. benches/load-build.sh
 
 if ss -Htln "sport = :$PORT" 2>/dev/null | grep -q .; then
     echo "run-load: port $PORT is taken; set PORT" >&2

@@ -260,7 +260,9 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
         old.append_takeback(game, 2, 0, 0, None).await,
         Err(StoreError::LeaseLost)
     ));
-    new.append_takeback(game, 2, 0, 0, None).await.expect("the holder takes back");
+    new.append_takeback(game, 2, 0, 0, None)
+        .await
+        .expect("the holder takes back");
     let line = |text| ChatRecord {
         seat: 0,
         name: "Ann",

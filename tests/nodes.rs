@@ -16,7 +16,7 @@ use serde_json::json;
 use spelbord::store::Store;
 use spelbord::store::StoreError;
 use spelbord::store::chat::ChatRecord;
-use spelbord::store::games::MoveRecord;
+use spelbord::store::games::{MoveRecord, ResultRecord};
 use spelbord::store::leases::{Acquired, Lease, Membership};
 use spelbord::table::identity::new_table_id;
 
@@ -287,6 +287,33 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
         .await
         .expect("count");
     assert_eq!(records, 2, "the move and the holder's take-back");
+
+    // A game's end: a stale node can store neither a last move with the result nor a
+    // result alone; the holder can.
+    let outcome = spelbord::games::Outcome::from_stored("win", &[0], "resignation", serde_json::Value::Null);
+    let result = || ResultRecord {
+        outcome: &outcome,
+        move_count: 1,
+        series: None,
+        rating: None,
+    };
+    assert!(matches!(
+        old.append_move(game, record(3), Some(result())).await,
+        Err(StoreError::LeaseLost)
+    ));
+    assert!(matches!(
+        old.finish_game(game, result()).await,
+        Err(StoreError::LeaseLost)
+    ));
+    let results: i64 = sqlx::query_scalar("SELECT count(*) FROM results WHERE game_id = $1")
+        .bind(game)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(results, 0);
+    new.append_move(game, record(3), Some(result()))
+        .await
+        .expect("the holder ends the game");
 
     // A released table is free for a request but not for adoption.
     store.release_lease(&table, second.id, None).await.expect("release");

@@ -185,11 +185,13 @@ impl Store {
         let clocks: Option<Vec<i64>> = mv
             .clocks_ms
             .map(|clocks| clocks.iter().map(|ms| i64::try_from(*ms).unwrap_or(i64::MAX)).collect());
-        // The last move of a game, with its result in one transaction: the move and the
-        // game's new deadline in one statement, then the result.
+        // The last move of a game, with its result in one transaction: the lease check,
+        // the move and the game's new deadline in one statement, then the result.
+        let (lease_table, lease_node, lease_epoch) = self.lease_args();
         let insert = sqlx::query(
             "WITH moved AS (
-                 INSERT INTO moves (game_id, ply, seat, payload, clocks_ms) VALUES ($1, $2, $3, $4, $5)
+                 INSERT INTO moves (game_id, ply, seat, payload, clocks_ms)
+                 SELECT $1, $2, $3, $4, $5 WHERE spelbord_hold_lease($7, $8, $9)
              )
              UPDATE games SET deadline = $6 WHERE id = $1",
         )
@@ -198,10 +200,13 @@ impl Store {
         .bind(i16::from(mv.seat))
         .bind(sqlx::types::Json(mv.payload))
         .bind(clocks)
-        .bind(mv.deadline);
+        .bind(mv.deadline)
+        .bind(lease_table)
+        .bind(lease_node)
+        .bind(lease_epoch);
         let _timer = crate::metrics::DbWrite::start("append_move");
-        let mut tx = self.fenced().await?;
-        insert.execute(&mut *tx).await?;
+        let mut tx = self.pool().begin().await?;
+        insert.execute(&mut *tx).await.map_err(|err| self.write_error(err))?;
         let changes = insert_result(&mut tx, game_id, result).await?;
         tx.commit().await?;
         Ok(changes)

@@ -40,7 +40,7 @@ impl Store {
         stored.try_into().map_err(|_| StoreError::BadSecret)
     }
 
-    /// Stores a new table, the bots its settings seat and its lease, in one transaction:
+    /// Stores a new table, the bots its settings seat and its lease, in one statement:
     /// held by `node` (epoch 1), or with `None` by nobody yet (epoch 0: the first node to
     /// serve it takes it). Returns `false` (and stores nothing) when the id is taken.
     pub async fn insert_table(
@@ -52,36 +52,35 @@ impl Store {
         node: Option<i32>,
     ) -> Result<bool, StoreError> {
         let _timer = crate::metrics::DbWrite::start("insert_table");
-        let mut tx = self.pool().begin().await?;
-        let inserted =
-            sqlx::query("INSERT INTO tables (id, game, settings) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING")
-                .bind(id)
-                .bind(game)
-                .bind(settings)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-        if inserted != 1 {
-            return Ok(false);
-        }
-        sqlx::query(
-            "INSERT INTO table_leases (table_id, node, epoch) VALUES ($1, $2, CASE WHEN $2 IS NULL THEN 0 ELSE 1 END)",
+        let seats: Vec<i16> = bots.iter().map(|bot| i16::from(bot.seat)).collect();
+        let names: Vec<&str> = bots.iter().map(|bot| bot.name.as_str()).collect();
+        let strengths: Vec<&str> = bots.iter().map(|bot| bot.strength).collect();
+        // One statement (the foreign keys between its parts are checked at its end): the
+        // table, its lease and its bots, or nothing when the id is taken.
+        let inserted: i64 = sqlx::query_scalar(
+            "WITH new_table AS (
+                 INSERT INTO tables (id, game, settings) VALUES ($1, $2, $3)
+                 ON CONFLICT (id) DO NOTHING RETURNING id
+             ), lease AS (
+                 INSERT INTO table_leases (table_id, node, epoch)
+                 SELECT id, $4, CASE WHEN $4::integer IS NULL THEN 0 ELSE 1 END FROM new_table
+             ), bots AS (
+                 INSERT INTO seats (table_id, seat, name, bot)
+                 SELECT t.id, b.seat, b.name, b.bot
+                   FROM new_table t, UNNEST($5::smallint[], $6::text[], $7::text[]) AS b(seat, name, bot)
+             )
+             SELECT count(*) FROM new_table",
         )
         .bind(id)
+        .bind(game)
+        .bind(settings)
         .bind(node)
-        .execute(&mut *tx)
+        .bind(&seats)
+        .bind(&names)
+        .bind(&strengths)
+        .fetch_one(self.pool())
         .await?;
-        for bot in bots {
-            sqlx::query("INSERT INTO seats (table_id, seat, name, bot) VALUES ($1, $2, $3, $4)")
-                .bind(id)
-                .bind(i16::from(bot.seat))
-                .bind(&bot.name)
-                .bind(bot.strength)
-                .execute(&mut *tx)
-                .await?;
-        }
-        tx.commit().await?;
-        Ok(true)
+        Ok(inserted == 1)
     }
 
     /// Reads one table, `None` if there is no such id.

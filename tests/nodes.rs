@@ -149,6 +149,15 @@ async fn a_node_whose_session_dies_loses_its_tables_stores_nothing_more_and_move
     assert_eq!(stored_moves(&a, &table).await, 2);
 }
 
+/// A count of one game's rows (`sql` binds the game's id as `$1`).
+async fn count_of_game(app: &TestApp, sql: &'static str, game: uuid::Uuid) -> i64 {
+    sqlx::query_scalar(sql)
+        .bind(game)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count")
+}
+
 /// A table of its own, outside any server's memory, leased by `node`.
 async fn leased_table(store: &Store, node: i32) -> String {
     let id = new_table_id();
@@ -250,11 +259,7 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
     );
     assert!(matches!(stale, Err(StoreError::LeaseLost)), "{stale:?}");
     assert!(fresh.is_ok(), "{fresh:?}");
-    let moves: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE game_id = $1")
-        .bind(game)
-        .fetch_one(&app.pool)
-        .await
-        .expect("count");
+    let moves = count_of_game(&app, "SELECT count(*) FROM moves WHERE game_id = $1", game).await;
     assert_eq!(moves, 1);
     assert!(matches!(
         old.append_takeback(game, 2, 0, 0, None).await,
@@ -281,11 +286,7 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
         .await
         .expect("chat");
     assert_eq!(said, vec!["fresh".to_owned()]);
-    let records: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE game_id = $1")
-        .bind(game)
-        .fetch_one(&app.pool)
-        .await
-        .expect("count");
+    let records = count_of_game(&app, "SELECT count(*) FROM moves WHERE game_id = $1", game).await;
     assert_eq!(records, 2, "the move and the holder's take-back");
 
     // A game's end: a stale node can store neither a last move with the result nor a
@@ -305,11 +306,7 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
         old.finish_game(game, result()).await,
         Err(StoreError::LeaseLost)
     ));
-    let results: i64 = sqlx::query_scalar("SELECT count(*) FROM results WHERE game_id = $1")
-        .bind(game)
-        .fetch_one(&app.pool)
-        .await
-        .expect("count");
+    let results = count_of_game(&app, "SELECT count(*) FROM results WHERE game_id = $1", game).await;
     assert_eq!(results, 0);
     new.append_move(game, record(3), Some(result()))
         .await

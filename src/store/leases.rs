@@ -3,8 +3,9 @@
 //! A node is one running server process: a `nodes` row it renews, and a session-level
 //! advisory lock it holds on a connection of its own ([`Membership`]). A table is served by
 //! the node holding its lease; every acquisition raises the lease's epoch, and every write
-//! a table makes checks its (node, epoch) in the same transaction ([`Store::fence`]), so a
-//! node that lost a table can never store anything for it.
+//! a table makes checks its (node, epoch) in the same statement or transaction (the SQL
+//! function `spelbord_hold_lease`; the group commit's join in `writer`), so a node that
+//! lost a table can never store anything for it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -17,6 +18,9 @@ use super::{Store, StoreError};
 
 /// The first key of every node's advisory lock (`SPLB`); the second is the node's id.
 pub const LOCK_SPACE: i32 = 0x5350_4C42;
+
+/// The SQLSTATE `spelbord_hold_lease` fails with when another node holds the table.
+const LEASE_LOST_STATE: &str = "SPL01";
 
 /// The channel a node asking for a table notifies its holder on (payload `"{holder} {table}"`).
 pub const HANDOFF_CHANNEL: &str = "spelbord_handoff";
@@ -196,22 +200,25 @@ impl Store {
         .await?)
     }
 
-    /// Begins a transaction for a write of the table this store serves: with a lease, the
-    /// first statement checks it and holds it (`FOR SHARE`) until the commit, so no other
-    /// node can take the table over between the check and the write.
+    /// Begins a transaction for a write of the table this store serves: its first
+    /// statement checks the lease and holds it (`FOR SHARE`, by `spelbord_hold_lease`)
+    /// until the commit, so no other node can take the table over between the check and
+    /// the write.
     pub(super) async fn fenced(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
         let mut tx = self.pool().begin().await?;
-        if let Some(lease) = &self.lease {
-            fence(&mut tx, lease).await?;
+        if self.lease.is_some() {
+            let (table, node, epoch) = self.lease_args();
+            sqlx::query("SELECT spelbord_hold_lease($1, $2, $3)")
+                .bind(table)
+                .bind(node)
+                .bind(epoch)
+                .execute(&mut *tx)
+                .await
+                .map_err(|err| self.write_error(err))?;
         }
         Ok(tx)
     }
-}
 
-/// The SQLSTATE `spelbord_hold_lease` fails with when another node holds the table.
-const LEASE_LOST_STATE: &str = "SPL01";
-
-impl Store {
     /// The lease arguments of `spelbord_hold_lease($table, $node, $epoch)` for this
     /// store's writes (all `NULL` for a store that serves no lease).
     pub(super) fn lease_args(&self) -> (Option<&str>, Option<i32>, Option<i64>) {
@@ -232,21 +239,6 @@ impl Store {
             (Some(lease), true) => lease_lost(lease),
             _ => StoreError::Database(err),
         }
-    }
-}
-
-/// Checks, and holds until the transaction ends, that `lease` is still the table's.
-async fn fence(tx: &mut PgConnection, lease: &Lease) -> Result<(), StoreError> {
-    let held: Option<i32> =
-        sqlx::query_scalar("SELECT 1 FROM table_leases WHERE table_id = $1 AND node = $2 AND epoch = $3 FOR SHARE")
-            .bind(&lease.table_id)
-            .bind(lease.node)
-            .bind(lease.epoch)
-            .fetch_optional(&mut *tx)
-            .await?;
-    match held {
-        Some(_) => Ok(()),
-        None => Err(lease_lost(lease)),
     }
 }
 

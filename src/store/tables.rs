@@ -387,16 +387,4 @@ impl Store {
             names,
         }))
     }
-
-    /// The ids of tables with a game still being played or a series not yet decided
-    /// (their clocks, or the pause before their next game, must run again after a
-    /// restart).
-    pub async fn tables_in_play(&self) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query_scalar(
-            "SELECT table_id FROM games WHERE status = 'playing'
-              UNION SELECT table_id FROM series WHERE status = 'playing'",
-        )
-        .fetch_all(self.pool())
-        .await?)
-    }
 }

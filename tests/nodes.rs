@@ -3,7 +3,8 @@
 //! asks for it and the holder hands it over (its sockets closed with 1012); a node whose
 //! database session dies loses its tables at once, stores nothing more for them, and moves
 //! its clients; the leases' fencing refuses a stale node's moves, seats and chat, alone in a
-//! group-committed batch too; a node shutting down leaves and its games are adopted; an idle
+//! group-committed batch too, and a node's write fence orders its batches of moves with any
+//! change of its leases; a node shutting down leaves and its games are adopted; an idle
 //! table releases its lease; with other nodes alive a new table waits, leased to nobody, for
 //! the node its first request reaches.
 
@@ -17,7 +18,7 @@ use spelbord::store::Store;
 use spelbord::store::StoreError;
 use spelbord::store::chat::ChatRecord;
 use spelbord::store::games::{MoveRecord, ResultRecord};
-use spelbord::store::leases::{Acquired, Lease, Membership};
+use spelbord::store::leases::{Acquired, Lease, Membership, WRITE_FENCE_SPACE};
 use spelbord::table::identity::new_table_id;
 
 /// A guard against hangs (not a speed measure).
@@ -328,6 +329,118 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
         Acquired::NoTable
     ));
     drop(second);
+}
+
+/// Waits until a transaction waits for node `node`'s write fence (migration 0010).
+async fn until_waiting_on_fence(app: &TestApp, node: i32) {
+    tokio::time::timeout(WITHIN, async {
+        loop {
+            let waiting: i64 = sqlx::query_scalar(
+                "SELECT count(*) FROM pg_locks
+                  WHERE locktype = 'advisory' AND NOT granted
+                    AND classid = $1::integer::oid AND objid = $2::integer::oid AND objsubid = 2",
+            )
+            .bind(WRITE_FENCE_SPACE)
+            .bind(node)
+            .fetch_one(&app.pool)
+            .await
+            .expect("locks");
+            if waiting > 0 {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("somebody waits for the node's write fence");
+}
+
+/// Takes node `node`'s write fence in a transaction of its own, shared (as a batch of
+/// moves in flight) or exclusively (as a change of one of its leases).
+async fn hold_fence(app: &TestApp, node: i32, shared: bool) -> sqlx::Transaction<'static, sqlx::Postgres> {
+    let mut tx = app.pool.begin().await.expect("begin");
+    let lock = if shared {
+        "SELECT pg_advisory_xact_lock_shared($1, $2)"
+    } else {
+        "SELECT pg_advisory_xact_lock($1, $2)"
+    };
+    sqlx::query(lock)
+        .bind(WRITE_FENCE_SPACE)
+        .bind(node)
+        .execute(&mut *tx)
+        .await
+        .expect("fence");
+    tx
+}
+
+#[tokio::test]
+async fn a_batch_of_moves_arriving_while_a_lease_changes_hands_waits_and_reads_the_new_holder() {
+    let app = spawn_app_with(|_| {}).await;
+    let store = Store::new(app.pool.clone());
+    let first = join(&app, "first", Duration::from_secs(60)).await;
+    let second = join(&app, "second", Duration::from_secs(60)).await;
+    let table = leased_table(&store, first.id).await;
+    let old = store.for_table(Lease::new(&table, first.id, 1));
+    let game = uuid::Uuid::new_v4();
+    old.start_game(game, &table, 1, &[], None, &common::single_game_series(1))
+        .await
+        .expect("start");
+    let payload = spelbord::games::json_text(&json!({"at": "H8"}));
+    let record = MoveRecord {
+        ply: 1,
+        seat: 0,
+        payload: &payload,
+        clocks_ms: None,
+        deadline: None,
+    };
+
+    // A takeover holds the first node's fence; the first node's move comes meanwhile and
+    // must wait; the takeover commits; the move finds the new holder and is refused.
+    let mut takeover = hold_fence(&app, first.id, false).await;
+    let (written, ()) = tokio::join!(old.append_move(game, record, None), async {
+        until_waiting_on_fence(&app, first.id).await;
+        sqlx::query("UPDATE table_leases SET node = $2, epoch = epoch + 1 WHERE table_id = $1")
+            .bind(&table)
+            .bind(second.id)
+            .execute(&mut *takeover)
+            .await
+            .expect("take over");
+        takeover.commit().await.expect("commit");
+    });
+    assert!(matches!(written, Err(StoreError::LeaseLost)), "{written:?}");
+    assert_eq!(stored_moves(&app, &table).await, 0);
+    drop((first, second));
+}
+
+#[tokio::test]
+async fn taking_a_dead_nodes_table_and_releasing_a_table_wait_for_the_batches_in_flight() {
+    let app = spawn_app_with(|_| {}).await;
+    let store = Store::new(app.pool.clone());
+    let alive = join(&app, "alive", Duration::from_secs(60)).await;
+    // Leased by a node that is not alive (it never was).
+    let dead = 1_000_000;
+    let table = leased_table(&store, dead).await;
+
+    // A batch of the dead node's is still in flight: the takeover waits for its commit.
+    let batch = hold_fence(&app, dead, true).await;
+    let (acquired, ()) = tokio::join!(store.acquire_lease(&table, alive.id, false), async {
+        until_waiting_on_fence(&app, dead).await;
+        batch.commit().await.expect("commit");
+    });
+    assert!(
+        matches!(acquired, Ok(Acquired::Held(ref lease)) if lease.node == alive.id),
+        "{acquired:?}"
+    );
+
+    // So does a release by the holder itself.
+    let batch = hold_fence(&app, alive.id, true).await;
+    let (released, ()) = tokio::join!(store.release_lease(&table, alive.id, None), async {
+        until_waiting_on_fence(&app, alive.id).await;
+        batch.commit().await.expect("commit");
+    });
+    released.expect("released");
+    assert_eq!(holder(&app, &table).await.0, None);
+    drop(alive);
 }
 
 #[tokio::test]

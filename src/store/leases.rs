@@ -4,8 +4,9 @@
 //! advisory lock it holds on a connection of its own ([`Membership`]). A table is served by
 //! the node holding its lease; every acquisition raises the lease's epoch, and every write
 //! a table makes checks its (node, epoch) in the same statement or transaction (the SQL
-//! function `spelbord_hold_lease`; the group commit's join in `writer`), so a node that
-//! lost a table can never store anything for it.
+//! function `spelbord_hold_lease`; the group commit's `spelbord_store_moves`, behind its
+//! node's write fence, in `writer`), so a node that lost a table can never store anything
+//! for it.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +19,10 @@ use super::{Store, StoreError};
 
 /// The first key of every node's advisory lock (`SPLB`); the second is the node's id.
 pub const LOCK_SPACE: i32 = 0x5350_4C42;
+
+/// The first key of every node's write fence (`SPLW`, migration 0010): its batches of moves
+/// hold it shared, and a change of one of its leases exclusively.
+pub const WRITE_FENCE_SPACE: i32 = 0x5350_4C57;
 
 /// The SQLSTATE `spelbord_hold_lease` fails with when another node holds the table.
 const LEASE_LOST_STATE: &str = "SPL01";
@@ -95,8 +100,11 @@ impl Store {
              SELECT t.id, $2, 1 FROM tables t WHERE t.id = $1 AND spelbord_node_alive($2)
              ON CONFLICT (table_id) DO UPDATE
                 SET node = EXCLUDED.node, epoch = l.epoch + 1, acquired_at = now(), wanted_by = NULL
-              WHERE ((l.node IS NULL OR l.node = EXCLUDED.node) AND NOT $3)
-                 OR (l.node IS NOT NULL AND NOT spelbord_node_alive(l.node))
+              WHERE CASE WHEN ((l.node IS NULL OR l.node = EXCLUDED.node) AND NOT $3)
+                               OR (l.node IS NOT NULL AND NOT spelbord_node_alive(l.node))
+                         -- Waits for the old holder's batches in flight (migration 0010).
+                         THEN l.node IS NULL OR spelbord_fence_node(l.node)
+                         ELSE false END
              RETURNING l.epoch",
         )
         .bind(id)
@@ -140,17 +148,15 @@ impl Store {
         Ok(())
     }
 
-    /// Gives up a lease this node holds (the table stopped here), unless it has moved on.
+    /// Gives up a lease this node holds (the table stopped here), unless it has moved on;
+    /// after this node's batches of moves in flight are committed (migration 0010).
     pub async fn release_lease(&self, id: &str, node: i32, epoch: Option<i64>) -> Result<(), StoreError> {
-        sqlx::query(
-            "UPDATE table_leases SET node = NULL, wanted_by = NULL
-              WHERE table_id = $1 AND node = $2 AND ($3::bigint IS NULL OR epoch = $3)",
-        )
-        .bind(id)
-        .bind(node)
-        .bind(epoch)
-        .execute(self.pool())
-        .await?;
+        sqlx::query("SELECT spelbord_release_lease($1, $2, $3)")
+            .bind(id)
+            .bind(node)
+            .bind(epoch)
+            .execute(self.pool())
+            .await?;
         Ok(())
     }
 

@@ -8,8 +8,10 @@
 //! flight (its actor waits for it), so a batch holds at most one move per game.
 //!
 //! Each move carries its table's lease: the statement stores only the moves whose lease is
-//! still their table's (locking it `FOR SHARE` until the commit, so no node takes a table
-//! over in between), and answers the others [`StoreError::LeaseLost`].
+//! still their table's, and answers the others [`StoreError::LeaseLost`]. It holds its
+//! node's write fence (migration 0010) shared until it commits, so no node takes a table
+//! of this one over, nor does this one release one, while a batch is in flight; a batch
+//! that waited for such a change reads the leases after it.
 //!
 //! Should a batch fail as a whole (a constraint broken by one of its moves, say), each of
 //! its moves is written again on its own, so that one table's bad row cannot refuse
@@ -94,8 +96,8 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>) {
         let moves: Vec<&QueuedMove> = batch.iter().map(|pending| &pending.mv).collect();
         match store_batch(&pool, &moves).await {
             Ok(stored) => {
-                for pending in batch.drain(..) {
-                    let _ = pending.done.send(answer(&stored, &pending.mv));
+                for (place, pending) in batch.drain(..).enumerate() {
+                    let _ = pending.done.send(answer(&stored, place, &pending.mv));
                 }
             }
             Err(err) if batch.len() == 1 => {
@@ -109,16 +111,17 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>) {
                     let result = store_batch(&pool, &[&pending.mv]).await;
                     let _ = pending
                         .done
-                        .send(result.and_then(|stored| answer(&stored, &pending.mv)));
+                        .send(result.and_then(|stored| answer(&stored, 0, &pending.mv)));
                 }
             }
         }
     }
 }
 
-/// A move's answer once its batch is committed: stored, or refused for a lost lease.
-fn answer(stored: &HashSet<Uuid>, mv: &QueuedMove) -> Result<(), StoreError> {
-    match (stored.contains(&mv.game_id), &mv.lease) {
+/// The answer to the move at `place` in its batch once the batch is committed: stored, or
+/// refused for a lost lease.
+fn answer(stored: &HashSet<usize>, place: usize, mv: &QueuedMove) -> Result<(), StoreError> {
+    match (stored.contains(&place), &mv.lease) {
         (true, _) => Ok(()),
         (false, Some(lease)) => Err(lease_lost(lease)),
         // Cannot happen: a move without a lease is always inserted or the batch fails.
@@ -127,8 +130,9 @@ fn answer(stored: &HashSet<Uuid>, mv: &QueuedMove) -> Result<(), StoreError> {
 }
 
 /// One statement: the moves whose table's lease still holds, and the new deadline of each
-/// of their games whose deadline changed. Returns the games whose move was stored.
-async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<HashSet<Uuid>, StoreError> {
+/// of their games whose deadline changed. Returns the places in `moves` (from 0) of the
+/// moves stored.
+async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<HashSet<usize>, StoreError> {
     let mut game_ids = Vec::with_capacity(moves.len());
     let mut plies = Vec::with_capacity(moves.len());
     let mut seats = Vec::with_capacity(moves.len());
@@ -149,26 +153,11 @@ async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<HashSet<Uui
         nodes.push(mv.lease.as_ref().map(|lease| lease.node));
         epochs.push(mv.lease.as_ref().map(|lease| lease.epoch));
     }
-    let stored: Vec<Uuid> = sqlx::query_scalar(
-        "WITH batch AS (
-             SELECT * FROM UNNEST($1::uuid[], $2::integer[], $3::smallint[], $4::text[], $5::text[],
-                                  $6::timestamptz[], $7::text[], $8::integer[], $9::bigint[])
-                 AS b(game_id, ply, seat, payload, clocks_ms, deadline, table_id, node, epoch)
-         ), held AS (
-             SELECT l.table_id FROM table_leases l
-               JOIN batch b ON l.table_id = b.table_id AND l.node = b.node AND l.epoch = b.epoch
-             FOR SHARE OF l
-         ), kept AS (
-             SELECT * FROM batch WHERE node IS NULL OR table_id IN (SELECT table_id FROM held)
-         ), moved AS (
-             INSERT INTO moves (game_id, ply, seat, payload, clocks_ms)
-             SELECT game_id, ply, seat, payload::jsonb, clocks_ms::bigint[] FROM kept
-             RETURNING game_id
-         ), deadlines AS (
-             UPDATE games g SET deadline = k.deadline FROM kept k
-              WHERE g.id = k.game_id AND g.deadline IS DISTINCT FROM k.deadline
-         )
-         SELECT game_id FROM moved",
+    // The statement is migration 0010's function: it holds the node's write fence shared,
+    // then checks each move's lease with a fresh snapshot (no row lock per move).
+    let stored: Vec<i64> = sqlx::query_scalar(
+        "SELECT spelbord_store_moves($1::uuid[], $2::integer[], $3::smallint[], $4::text[], $5::text[],
+                                     $6::timestamptz[], $7::text[], $8::integer[], $9::bigint[])",
     )
     .bind(&game_ids)
     .bind(&plies)
@@ -181,7 +170,11 @@ async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<HashSet<Uui
     .bind(&epochs)
     .fetch_all(pool)
     .await?;
-    Ok(stored.into_iter().collect())
+    // The function counts places from 1.
+    Ok(stored
+        .into_iter()
+        .filter_map(|place| usize::try_from(place - 1).ok())
+        .collect())
 }
 
 /// Every seat's clock as a Postgres `bigint[]` literal.

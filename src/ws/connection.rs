@@ -244,10 +244,10 @@ async fn send_queued(
     frames: &mut mpsc::Receiver<Frame>,
 ) -> Result<(), Ending> {
     let write = async {
-        sink.feed(Message::Text(first)).await?;
+        sink.feed(Message::Text(first.text())).await?;
         for _ in 1..FRAMES_PER_FLUSH {
             let Ok(frame) = frames.try_recv() else { break };
-            sink.feed(Message::Text(frame)).await?;
+            sink.feed(Message::Text(frame.text())).await?;
         }
         sink.flush().await
     };

@@ -9,8 +9,7 @@ use std::time::Duration;
 use common::actor::{Seat, paused_store, snapshot, tables, two_players};
 use serde_json::{Value, json};
 use spelbord::table::TableHandle;
-use spelbord::table::msg::Frame;
-use tokio::sync::mpsc;
+use spelbord::table::outbox::outbox;
 use tokio::time::advance;
 
 const SECOND: Duration = Duration::from_secs(1);
@@ -170,8 +169,8 @@ async fn a_resuming_client_gets_exactly_the_missed_events_in_order() {
     first.moved("A1").await;
     let now = snapshot(&table).await["version"].as_u64().expect("version");
 
-    let (outbox, mut frames) = mpsc::channel::<Frame>(64);
-    table.join(9, outbox, Some((seen, epoch))).await.expect("join");
+    let (sender, mut frames) = outbox(64);
+    table.join(9, sender, Some((seen, epoch))).await.expect("join");
     let mut versions = Vec::new();
     let mut kinds = Vec::new();
     loop {
@@ -201,19 +200,19 @@ async fn a_resume_from_too_long_ago_gets_a_snapshot() {
         second.send(json!({"type": "chat", "text": format!("line {n}")})).await;
     }
     let epoch = u32::try_from(snapshot(&table).await["epoch"].as_u64().expect("epoch")).expect("u32");
-    let (outbox, mut frames) = mpsc::channel::<Frame>(64);
-    table.join(9, outbox, Some((1, epoch))).await.expect("join");
+    let (sender, mut frames) = outbox(64);
+    table.join(9, sender, Some((1, epoch))).await.expect("join");
     let first: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");
     assert_eq!(first["type"], "snapshot");
     // A version the table never had also gets a snapshot, and so does any version of
     // another epoch (from before a restart), however plausible.
-    let (outbox, mut frames) = mpsc::channel::<Frame>(64);
-    table.join(10, outbox, Some((1_000_000, epoch))).await.expect("join");
+    let (sender, mut frames) = outbox(64);
+    table.join(10, sender, Some((1_000_000, epoch))).await.expect("join");
     let first: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");
     assert_eq!(first["type"], "snapshot");
-    let (outbox, mut frames) = mpsc::channel::<Frame>(64);
+    let (sender, mut frames) = outbox(64);
     table
-        .join(11, outbox, Some((300, epoch.wrapping_add(1))))
+        .join(11, sender, Some((300, epoch.wrapping_add(1))))
         .await
         .expect("join");
     let first: Value = serde_json::from_str(frames.recv().await.expect("frame").as_str()).expect("JSON");

@@ -49,6 +49,7 @@ use super::handle::TableHandle;
 use super::history::{Catchup, History};
 use super::identity::{PlayerKey, PlayerToken, TokenIssuer};
 use super::msg::{ConnId, Frame, TableCmd};
+use super::outbox::{OutboxSender, TrySendError};
 use super::seats::{Holder, Seats};
 use super::settings::{Seating, TableSettings};
 use crate::bots::pool::{BotAnswer, BotPool};
@@ -89,7 +90,7 @@ pub struct TableLimits {
 /// One open connection to the table.
 #[derive(Debug)]
 struct Conn {
-    outbox: mpsc::Sender<Frame>,
+    outbox: OutboxSender,
     /// The token this connection presented (or was given); kept only in memory, only to
     /// return it to its owner in `welcome`.
     token: Option<PlayerToken>,
@@ -651,7 +652,7 @@ impl TableActor {
     /// (and get the client dropped as too slow) even while new events arrive before the
     /// client has read it; a longer gap costs one snapshot frame instead.
     fn catch_up(&mut self, conn: ConnId, since: Option<(u64, u32)>) {
-        let replay_budget = self.conns.get(&conn).map_or(0, |entry| entry.outbox.max_capacity() / 2);
+        let replay_budget = self.conns.get(&conn).map_or(0, |entry| entry.outbox.capacity() / 2);
         let missed = since.map(|(seen, epoch)| match epoch == self.epoch {
             true => self.history.since(seen, self.version),
             // A version of an earlier incarnation of the table (before a restart).
@@ -692,7 +693,7 @@ impl TableActor {
             .iter()
             .filter_map(|(id, conn)| match conn.outbox.try_send(frame.clone()) {
                 Ok(()) => None,
-                Err(err) => Some((*id, matches!(err, mpsc::error::TrySendError::Full(_)))),
+                Err(err) => Some((*id, err == TrySendError::Full)),
             })
             .collect();
         self.drop_conns(&failed);
@@ -711,7 +712,7 @@ impl TableActor {
         match entry.outbox.try_send(frame) {
             Ok(()) => true,
             Err(err) => {
-                self.drop_conns(&[(conn, matches!(err, mpsc::error::TrySendError::Full(_)))]);
+                self.drop_conns(&[(conn, err == TrySendError::Full)]);
                 false
             }
         }

@@ -6,7 +6,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use super::msg::{ConnId, Frame, TableCmd};
+use super::msg::{ConnId, TableCmd};
+use super::outbox::OutboxSender;
 use crate::protocol::{Envelope, TableSnapshot};
 use crate::store::leases::Lease;
 
@@ -72,12 +73,7 @@ impl TableHandle {
 
     /// Attaches a connection; with `since` (a version and its epoch), it resumes after the
     /// events up to that version.
-    pub async fn join(
-        &self,
-        conn: ConnId,
-        outbox: mpsc::Sender<Frame>,
-        since: Option<(u64, u32)>,
-    ) -> Result<(), TableClosed> {
+    pub async fn join(&self, conn: ConnId, outbox: OutboxSender, since: Option<(u64, u32)>) -> Result<(), TableClosed> {
         self.send(TableCmd::Join { conn, outbox, since }).await
     }
 

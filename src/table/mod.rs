@@ -19,6 +19,7 @@ pub mod handle;
 pub mod history;
 pub mod identity;
 pub mod msg;
+pub mod outbox;
 pub mod registry;
 pub mod seats;
 pub mod series;

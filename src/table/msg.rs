@@ -3,8 +3,9 @@
 use std::sync::Arc;
 
 use axum::extract::ws::Utf8Bytes;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 
+use super::outbox::OutboxSender;
 use crate::protocol::{Envelope, TableSnapshot};
 
 /// Identifies one WebSocket connection for the lifetime of the process.
@@ -56,7 +57,7 @@ pub enum TableCmd {
     /// Dropping the outbox's sender tells the connection to close.
     Join {
         conn: ConnId,
-        outbox: mpsc::Sender<Frame>,
+        outbox: OutboxSender,
         /// The last version the client saw, and the table epoch it belongs to.
         since: Option<(u64, u32)>,
     },

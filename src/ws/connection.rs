@@ -6,23 +6,25 @@
 //! code the client is sent and the reason logged (once, at info level, with the table id).
 
 use std::num::NonZeroU32;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, WebSocket, close_code};
+use futures_util::stream::{SplitSink, SplitStream};
 use futures_util::{SinkExt, StreamExt};
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use serde_json::Value;
-use tokio::sync::mpsc;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
 use super::liveness::Liveness;
 
-use crate::config::LimitSettings;
+use crate::config::{LimitSettings, Settings};
 use crate::protocol::{ErrorCode, ServerMsg, parse_client_msg};
 use crate::table::TableHandle;
 use crate::table::msg::{ConnId, Frame};
+use crate::table::outbox::{OutboxReceiver, outbox};
 
 /// A client that does not take a frame within this long is dropped as too slow.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
@@ -108,14 +110,15 @@ impl Ending {
 
 /// Serves one connection until either side closes it or the server shuts down.
 pub async fn serve(
-    socket: WebSocket,
+    (mut sink, mut stream): (SplitSink<WebSocket, Message>, SplitStream<WebSocket>),
     table: TableHandle,
     since: Option<(u64, u32)>,
-    limits: LimitSettings,
+    settings: Arc<Settings>,
     shutdown: CancellationToken,
 ) {
+    let limits = &settings.limits;
     let conn: ConnId = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
-    let (outbox, mut frames) = mpsc::channel(limits.outgoing_queue.max(1));
+    let (outbox, mut frames) = outbox(limits.outgoing_queue);
     tracing::Span::current().record("conn", conn);
     // Every piece of work this task awaits is boxed, here and below: the task's future,
     // which an idle socket keeps for hours, then holds pointers rather than the largest of
@@ -130,8 +133,7 @@ pub async fn serve(
     let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tracing::debug!(table = table.id(), conn, "connection opened");
-    let (mut sink, mut stream) = socket.split();
-    let limiter = rate_limiter(&limits);
+    let limiter = rate_limiter(limits);
     // The last frame was refused by the rate limiter: a run of refusals is answered once.
     let mut limited = false;
     // Registered once, not on every turn of the loop.
@@ -239,14 +241,14 @@ pub async fn serve(
 /// Writes `first` and whatever else the table has queued (up to [`FRAMES_PER_FLUSH`]),
 /// then flushes once: frames that arrive together leave in one system call.
 async fn send_queued(
-    sink: &mut futures_util::stream::SplitSink<WebSocket, Message>,
+    sink: &mut SplitSink<WebSocket, Message>,
     first: Frame,
-    frames: &mut mpsc::Receiver<Frame>,
+    frames: &mut OutboxReceiver,
 ) -> Result<(), Ending> {
     let write = async {
         sink.feed(Message::Text(first.text())).await?;
         for _ in 1..FRAMES_PER_FLUSH {
-            let Ok(frame) = frames.try_recv() else { break };
+            let Some(frame) = frames.try_recv() else { break };
             sink.feed(Message::Text(frame.text())).await?;
         }
         sink.flush().await
@@ -255,7 +257,7 @@ async fn send_queued(
 }
 
 /// Sends one message; the connection's ending if the client is gone or too slow to take it.
-async fn send(sink: &mut futures_util::stream::SplitSink<WebSocket, Message>, msg: Message) -> Result<(), Ending> {
+async fn send(sink: &mut SplitSink<WebSocket, Message>, msg: Message) -> Result<(), Ending> {
     within_send_timeout(sink.send(msg)).await
 }
 

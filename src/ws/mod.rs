@@ -10,6 +10,7 @@ use axum::Extension;
 use axum::extract::{Path, Query, State, WebSocketUpgrade};
 use axum::http::{HeaderMap, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
 use serde::Deserialize;
 use tracing::Instrument;
 
@@ -20,7 +21,7 @@ use crate::http::error::ApiError;
 /// The read buffer per socket: small, because a server holds many idle sockets and a
 /// client's messages are short (a larger message is read in several goes). Every read
 /// first zero-fills this much of the buffer, so a large one costs CPU on every frame too.
-const READ_BUFFER: usize = 512;
+const READ_BUFFER: usize = 256;
 
 /// Frames queued for a socket are written together until they reach this many bytes.
 const WRITE_BUFFER: usize = 8 * 1024;
@@ -68,25 +69,38 @@ pub async fn upgrade(
         Ok(table) => table,
         Err(err) => return ApiError::table_lookup(&id, &err).into_response(),
     };
-    let limits = state.settings.limits.clone();
+    let settings = state.settings.clone();
     let shutdown = state.shutdown.clone();
     let tracker = state.tracker.clone();
     // Every line the connection logs names its table and its number.
     let span = tracing::info_span!("connection", table = %id, conn = tracing::field::Empty);
+    let max_message_bytes = settings.limits.max_message_bytes;
     upgrade
-        .max_message_size(limits.max_message_bytes)
-        .max_frame_size(limits.max_message_bytes.saturating_mul(FRAME_SLACK))
+        .max_message_size(max_message_bytes)
+        .max_frame_size(max_message_bytes.saturating_mul(FRAME_SLACK))
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(WRITE_BUFFER)
-        .on_upgrade(move |socket| async move {
-            // Behind a trusted proxy, the socket holds its client's place until it closes.
-            let _forwarded = forwarded;
+        .on_upgrade(move |socket| {
             // Served on the upgrade's own task (one task a socket, not two), tracked so
-            // that shutdown waits for it.
-            tracker
-                .track_future(
-                    connection::serve(socket, table, resume.since.zip(resume.epoch), limits, shutdown).instrument(span),
+            // that shutdown waits for it. The connection's future is boxed and given the
+            // socket already split (which moves it to the heap once): a future keeps its
+            // arguments for its whole life, and an idle socket's future lives for hours
+            // (the socket alone is ~0.4 KiB; docs/benchmarks.md).
+            let serving = Box::pin(
+                connection::serve(
+                    socket.split(),
+                    table,
+                    resume.since.zip(resume.epoch),
+                    settings,
+                    shutdown,
                 )
-                .await;
+                .instrument(span),
+            );
+            let tracked = tracker.track_future(serving);
+            async move {
+                // Behind a trusted proxy, the socket holds its client's place until it closes.
+                let _forwarded = forwarded;
+                tracked.await;
+            }
         })
 }

@@ -16,10 +16,9 @@ use spelbord::store::Store;
 use spelbord::store::leases::Membership;
 use spelbord::table::actor::{TableLimits, TableServices};
 use spelbord::table::identity::TokenIssuer;
-use spelbord::table::msg::Frame;
+use spelbord::table::outbox::{OutboxReceiver, outbox};
 use spelbord::table::registry::NodeRole;
 use spelbord::table::{TableHandle, TableSettings, Tables};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tokio_util::task::TaskTracker;
 
@@ -29,15 +28,15 @@ use super::TestDb;
 pub struct Seat {
     conn: u64,
     table: TableHandle,
-    frames: mpsc::Receiver<Frame>,
+    frames: OutboxReceiver,
     /// The token the server issued this player (after [`Seat::hello`]).
     pub token: Option<String>,
 }
 
 impl Seat {
     pub async fn join(table: &TableHandle, conn: u64) -> Seat {
-        let (outbox, frames) = mpsc::channel(1024);
-        table.join(conn, outbox, None).await.expect("table runs");
+        let (sender, frames) = outbox(1024);
+        table.join(conn, sender, None).await.expect("table runs");
         let mut seat = Seat {
             conn,
             table: table.clone(),

@@ -56,11 +56,13 @@ BEGIN
                              lease_tables, lease_nodes, lease_epochs) WITH ORDINALITY
             AS b(game_id, ply, seat, payload, clocks_ms, deadline, table_id, node, epoch, place)
     ), kept AS (
-        -- Joined on the table alone, so that the lease is found by its key whatever the
-        -- plan (with node and epoch in the join, a generic plan may walk every lease the
-        -- node holds for each move).
-        SELECT b.* FROM batch b LEFT JOIN table_leases l ON l.table_id = b.table_id
-         WHERE b.node IS NULL OR (l.node = b.node AND l.epoch = b.epoch)
+        -- Each move's lease looked up by its key, one move at a time: as a join, a generic
+        -- plan (this function's is cached) hashed or walked every lease (all of the node's
+        -- through its index on node, or the whole table) for each batch.
+        SELECT b.* FROM batch b
+         WHERE b.node IS NULL
+            OR (SELECT l.node = b.node AND l.epoch = b.epoch
+                  FROM table_leases l WHERE l.table_id = b.table_id)
     ), moved AS (
         INSERT INTO moves (game_id, ply, seat, payload, clocks_ms)
         SELECT k.game_id, k.ply, k.seat, k.payload::jsonb, k.clocks_ms::bigint[] FROM kept k

@@ -19,16 +19,20 @@ END
 $$;
 
 -- A node gives up its lease of a table (the table stopped there), unless the lease has
--- moved on: behind the node's fence, and without waiting for the commit to reach the disk
--- (a release lost in a crash leaves the lease with a node that is then dead, or that
--- releases it again when it finds no table running). The fence is held until the commit,
--- so the node's batches wait for this statement only, not for a disk flush. True when
+-- moved on; without waiting for the commit to reach the disk (a release lost in a crash
+-- leaves the lease with a node that is then dead, or that releases it again when it finds
+-- no table running). With `fence`, behind the node's fence (held until the commit, so the
+-- node's batches wait for this statement, not for a disk flush); without, when the table
+-- stopped after every one of its writes was answered, so none of its moves can be in
+-- flight (and a burst of idle tables does not hold every batch behind it). True when
 -- released.
-CREATE FUNCTION spelbord_release_lease(table_id text, node integer, epoch bigint) RETURNS boolean
+CREATE FUNCTION spelbord_release_lease(table_id text, node integer, epoch bigint, fence boolean) RETURNS boolean
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
     PERFORM set_config('synchronous_commit', 'off', true);
-    PERFORM spelbord_fence_node(node);
+    IF fence THEN
+        PERFORM spelbord_fence_node(node);
+    END IF;
     UPDATE table_leases l SET node = NULL, wanted_by = NULL
      WHERE l.table_id = spelbord_release_lease.table_id
        -- Not `=`: a generic plan could then walk every lease of the node (its index).

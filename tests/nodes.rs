@@ -440,6 +440,29 @@ async fn taking_a_dead_nodes_table_and_releasing_a_table_wait_for_the_batches_in
     });
     released.expect("released");
     assert_eq!(holder(&app, &table).await.0, None);
+
+    // A table whose actor stopped with every write answered has no move in flight: its
+    // release does not wait for the node's other batches; one whose batch failed without
+    // an answer does.
+    let Ok(Acquired::Held(lease)) = store.acquire_lease(&table, alive.id, false).await else {
+        panic!("the released table is free");
+    };
+    let batch = hold_fence(&app, alive.id, true).await;
+    tokio::time::timeout(WITHIN, store.release_stopped_table(&lease))
+        .await
+        .expect("released without waiting")
+        .expect("released");
+    assert_eq!(holder(&app, &table).await.0, None);
+    let Ok(Acquired::Held(lease)) = store.acquire_lease(&table, alive.id, false).await else {
+        panic!("the released table is free");
+    };
+    lease.mark_unsure();
+    let (released, ()) = tokio::join!(store.release_stopped_table(&lease), async {
+        until_waiting_on_fence(&app, alive.id).await;
+        batch.commit().await.expect("commit");
+    });
+    released.expect("released");
+    assert_eq!(holder(&app, &table).await.0, None);
     drop(alive);
 }
 

@@ -40,6 +40,10 @@ pub struct Lease {
     pub taken_at: std::time::Instant,
     /// Set when a write found the lease taken by another node.
     lost: AtomicBool,
+    /// Set when a batch with one of the table's moves failed without the database saying
+    /// whether it was stored (a broken connection, say): its release must then wait for
+    /// the node's batches in flight.
+    unsure: AtomicBool,
 }
 
 impl Lease {
@@ -50,6 +54,7 @@ impl Lease {
             epoch,
             taken_at: std::time::Instant::now(),
             lost: AtomicBool::new(false),
+            unsure: AtomicBool::new(false),
         })
     }
 
@@ -60,6 +65,15 @@ impl Lease {
 
     fn mark_lost(&self) {
         self.lost.store(true, Ordering::Release);
+    }
+
+    /// A write of the table may still be running in the database.
+    pub fn is_unsure(&self) -> bool {
+        self.unsure.load(Ordering::Acquire)
+    }
+
+    pub fn mark_unsure(&self) {
+        self.unsure.store(true, Ordering::Release);
     }
 }
 
@@ -151,10 +165,23 @@ impl Store {
     /// Gives up a lease this node holds (the table stopped here), unless it has moved on;
     /// after this node's batches of moves in flight are committed (migration 0010).
     pub async fn release_lease(&self, id: &str, node: i32, epoch: Option<i64>) -> Result<(), StoreError> {
-        sqlx::query("SELECT spelbord_release_lease($1, $2, $3)")
+        self.release(id, node, epoch, true).await
+    }
+
+    /// Gives up `lease` once its table's actor stopped, every one of its writes answered:
+    /// without waiting for the node's batches in flight, none of which can hold a move of
+    /// the table, unless a batch of the table failed without an answer.
+    pub async fn release_stopped_table(&self, lease: &Lease) -> Result<(), StoreError> {
+        self.release(&lease.table_id, lease.node, Some(lease.epoch), lease.is_unsure())
+            .await
+    }
+
+    async fn release(&self, id: &str, node: i32, epoch: Option<i64>, fence: bool) -> Result<(), StoreError> {
+        sqlx::query("SELECT spelbord_release_lease($1, $2, $3, $4)")
             .bind(id)
             .bind(node)
             .bind(epoch)
+            .bind(fence)
             .execute(self.pool())
             .await?;
         Ok(())

@@ -102,19 +102,30 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>) {
             }
             Err(err) if batch.len() == 1 => {
                 if let Some(pending) = batch.pop() {
+                    mark_unsure(&pending.mv);
                     let _ = pending.done.send(Err(err));
                 }
             }
             Err(err) => {
                 tracing::warn!(error = %err, moves = batch.len(), "a batch of moves failed; writing them one by one");
                 for pending in batch.drain(..) {
-                    let result = store_batch(&pool, &[&pending.mv]).await;
+                    let result = store_batch(&pool, &[&pending.mv])
+                        .await
+                        .inspect_err(|_| mark_unsure(&pending.mv));
                     let _ = pending
                         .done
                         .send(result.and_then(|stored| answer(&stored, 0, &pending.mv)));
                 }
             }
         }
+    }
+}
+
+/// A move's batch failed: it may still be running in the database (or have committed), so
+/// its table's release must wait for this node's batches in flight.
+fn mark_unsure(mv: &QueuedMove) {
+    if let Some(lease) = &mv.lease {
+        lease.mark_unsure();
     }
 }
 

@@ -361,7 +361,7 @@ impl TableActor {
         drop(inbox);
         if matches!(stop, Stop::Idle | Stop::HandOver)
             && let Some(lease) = self.store.lease()
-            && let Err(err) = Box::pin(self.store.release_lease(&self.id, lease.node, Some(lease.epoch))).await
+            && let Err(err) = Box::pin(self.store.release_stopped_table(lease)).await
         {
             // Released when another node asks for it, or taken over once this node dies.
             tracing::warn!(table = %self.id, error = %err, "could not release the table's lease");

@@ -177,14 +177,44 @@ async fn join(app: &TestApp, name: &str, lease: Duration) -> Membership {
     Membership::join(options, name, lease).await.expect("join")
 }
 
-#[tokio::test]
-async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write() {
+/// A test's database with two live members, a table leased by the first, and the first's
+/// store for it.
+struct Members {
+    app: TestApp,
+    store: Store,
+    first: Membership,
+    second: Membership,
+    table: String,
+    old: Store,
+}
+
+async fn two_members_and_a_table() -> Members {
     let app = spawn_app_with(|_| {}).await;
     let store = Store::new(app.pool.clone());
     let first = join(&app, "first", Duration::from_secs(60)).await;
     let second = join(&app, "second", Duration::from_secs(60)).await;
     let table = leased_table(&store, first.id).await;
     let old = store.for_table(Lease::new(&table, first.id, 1));
+    Members {
+        app,
+        store,
+        first,
+        second,
+        table,
+        old,
+    }
+}
+
+#[tokio::test]
+async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write() {
+    let Members {
+        app,
+        store,
+        first,
+        second,
+        table,
+        old,
+    } = two_members_and_a_table().await;
     old.take_seat(&table, 0, &[1; 32], "Ann")
         .await
         .expect("the holder writes");
@@ -375,12 +405,14 @@ async fn hold_fence(app: &TestApp, node: i32, shared: bool) -> sqlx::Transaction
 
 #[tokio::test]
 async fn a_batch_of_moves_arriving_while_a_lease_changes_hands_waits_and_reads_the_new_holder() {
-    let app = spawn_app_with(|_| {}).await;
-    let store = Store::new(app.pool.clone());
-    let first = join(&app, "first", Duration::from_secs(60)).await;
-    let second = join(&app, "second", Duration::from_secs(60)).await;
-    let table = leased_table(&store, first.id).await;
-    let old = store.for_table(Lease::new(&table, first.id, 1));
+    let Members {
+        app,
+        store: _,
+        first,
+        second,
+        table,
+        old,
+    } = two_members_and_a_table().await;
     let game = uuid::Uuid::new_v4();
     old.start_game(game, &table, 1, &[], None, &common::single_game_series(1))
         .await

@@ -196,8 +196,10 @@ pub struct TableActor {
     tokens: TokenIssuer,
     /// Searches under way and bots waiting, per seat.
     bot_seats: BotSeats,
-    /// Where the search threads send their answers; the receiver is the loop's.
-    bot_reply: mpsc::UnboundedSender<Box<BotAnswer>>,
+    /// Where the search threads send their answers; made when a bot first thinks (a
+    /// channel costs a table ~0.8 KiB, and most tables have no bot). The receiver waits
+    /// here until the loop takes it.
+    bot_reply: Option<mpsc::UnboundedSender<Box<BotAnswer>>>,
     bot_answers: Option<mpsc::UnboundedReceiver<Box<BotAnswer>>>,
     /// The series in play (or last played); `None` before the first game.
     series: Option<SeriesState>,
@@ -212,12 +214,19 @@ pub struct TableActor {
     ratings: HashMap<PlayerKey, crate::ratings::Rating>,
 }
 
+/// The next bot answer, once the table has a bot channel (until then, never).
+async fn bot_answer(answers: &mut Option<mpsc::UnboundedReceiver<Box<BotAnswer>>>) -> Option<Box<BotAnswer>> {
+    match answers {
+        Some(answers) => answers.recv().await,
+        None => std::future::pending().await,
+    }
+}
+
 impl TableActor {
     /// A table with free seats and no game yet.
     fn new(id: &str, settings: TableSettings, store: Store, services: TableServices) -> TableActor {
         let TableServices { limits, bots, tokens } = services;
         let seat_count = settings.game.seat_count();
-        let (bot_reply, bot_answers) = mpsc::unbounded_channel();
         TableActor {
             gauge: crate::metrics::TableGauge::new(settings.kind().id()),
             move_metrics: crate::metrics::MoveMetrics::new(settings.kind().id()),
@@ -226,8 +235,8 @@ impl TableActor {
             bots,
             tokens,
             bot_seats: BotSeats::new(seat_count),
-            bot_reply,
-            bot_answers: Some(bot_answers),
+            bot_reply: None,
+            bot_answers: None,
             id: id.to_owned(),
             settings_json: crate::games::json_text(&settings.to_json()),
             preview: settings.game.new_game(),
@@ -305,15 +314,23 @@ impl TableActor {
         handle
     }
 
+    /// The sender the bots' searches answer on (the channel is made on first use).
+    fn bot_reply(&mut self) -> mpsc::UnboundedSender<Box<BotAnswer>> {
+        if let Some(reply) = &self.bot_reply {
+            return reply.clone();
+        }
+        let (reply, answers) = mpsc::unbounded_channel();
+        self.bot_answers = Some(answers);
+        self.bot_reply.insert(reply).clone()
+    }
+
     async fn run(
         mut self: Box<Self>,
         mut inbox: mpsc::Receiver<TableCmd>,
         shutdown: CancellationToken,
         hand_over: CancellationToken,
     ) {
-        let Some(mut bot_answers) = self.bot_answers.take() else {
-            return;
-        };
+        let mut bot_answers = None;
         // Registered once, not on every turn of the loop.
         let shutting_down = shutdown.cancelled();
         tokio::pin!(shutting_down);
@@ -323,6 +340,9 @@ impl TableActor {
             self.gauge.set(self.status());
             let wake_at = self.wake_at();
             let idle_at = self.idle_at(wake_at);
+            if bot_answers.is_none() {
+                bot_answers = self.bot_answers.take();
+            }
             tokio::select! {
                 biased;
                 _ = &mut shutting_down => break Stop::Shutdown,
@@ -335,7 +355,7 @@ impl TableActor {
                 _ = sleep_until(wake_at) => Box::pin(self.settle_timers()).await,
                 // The spectator count, at most once a second.
                 _ = sleep_until(self.audience.due) => self.announce_spectators(),
-                Some(answer) = bot_answers.recv() => {
+                Some(answer) = bot_answer(&mut bot_answers) => {
                     Box::pin(self.settle_timers()).await;
                     Box::pin(self.bot_answered(*answer)).await;
                 }

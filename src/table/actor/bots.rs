@@ -148,7 +148,8 @@ impl TableActor {
             context,
             ticket,
         };
-        self.bots.submit(search, self.bot_reply.clone());
+        let reply = self.bot_reply();
+        self.bots.submit(search, reply);
     }
 
     /// The deadline and knowledge a search of `seat` gets: the strength's budget, less
@@ -205,7 +206,7 @@ impl TableActor {
                     ..thinking
                 });
             }
-            let reply = self.bot_reply.clone();
+            let reply = self.bot_reply();
             tokio::spawn(async move {
                 tokio::time::sleep_until(at).await;
                 let _ = reply.send(Box::new(answer));

@@ -11,9 +11,9 @@ use crate::protocol::{Envelope, TableSnapshot};
 /// Identifies one WebSocket connection for the lifetime of the process.
 pub type ConnId = u64;
 
-/// One serialised server message, shared by every recipient of a broadcast. A pointer:
-/// every socket's queue allocates room for 32 frames at once, which costs 256 bytes of an
-/// idle socket's memory this way and 1 KiB as the message's own 32-byte handle.
+/// One serialised server message, shared by every recipient of a broadcast. A pointer (8
+/// bytes, where the message's own handle is 32), as sockets' queues and the table's history
+/// hold many of them.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Frame(Arc<Utf8Bytes>);
 

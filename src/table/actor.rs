@@ -140,7 +140,8 @@ struct CurrentGame {
     game: AnyGame,
     /// The moves of the game's line (take-backs removed).
     moves: Vec<MoveView>,
-    /// Every seat's clock after each move of the line (timed games), for take-backs.
+    /// Every seat's clock after each move of the line, for take-backs: one entry a move in
+    /// a timed game, none at all in an untimed one (24 bytes a move saved).
     clock_log: Vec<Option<Vec<u64>>>,
     /// Records stored for the game: moves and take-backs (their numbers in `moves.ply`).
     records: u32,
@@ -153,6 +154,18 @@ struct CurrentGame {
     draw_agreed: Vec<Seat>,
     /// `None` for an untimed table.
     clocks: Option<Clocks>,
+}
+
+impl CurrentGame {
+    /// Records the clocks after the move just added to `moves` (`None`: untimed, logged
+    /// only once some move of the game had clocks, so that entries stay one a move).
+    fn log_clocks(&mut self, clocks_ms: Option<Vec<u64>>) {
+        if clocks_ms.is_none() && self.clock_log.is_empty() {
+            return;
+        }
+        self.clock_log.resize(self.moves.len().saturating_sub(1), None);
+        self.clock_log.push(clocks_ms);
+    }
 }
 
 /// The state of one table; see the module doc.

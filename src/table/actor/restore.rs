@@ -148,6 +148,10 @@ impl TableActor {
             }
             None => {}
         }
+        if clock_log.iter().all(Option::is_none) {
+            // An untimed game keeps no log (`CurrentGame::clock_log`).
+            clock_log = Vec::new();
+        }
         let last_clocks = clock_log.last().cloned().flatten();
         let clocks = self.clocks_after(last_clocks.as_deref(), &game, row.deadline);
         let current = CurrentGame {

@@ -156,16 +156,15 @@ struct CurrentGame {
     clocks: Option<Clocks>,
 }
 
-impl CurrentGame {
-    /// Records the clocks after the move just added to `moves` (`None`: untimed, logged
-    /// only once some move of the game had clocks, so that entries stay one a move).
-    fn log_clocks(&mut self, clocks_ms: Option<Vec<u64>>) {
-        if clocks_ms.is_none() && self.clock_log.is_empty() {
-            return;
-        }
-        self.clock_log.resize(self.moves.len().saturating_sub(1), None);
-        self.clock_log.push(clocks_ms);
+/// Records in `clock_log` the clocks after the move just played, the game's
+/// `moves_played`th (`None`: untimed; logged only once some move of the game had clocks,
+/// so that an untimed game keeps no log and a timed one an entry a move).
+fn log_clocks(clock_log: &mut Vec<Option<Vec<u64>>>, moves_played: usize, clocks_ms: Option<Vec<u64>>) {
+    if clocks_ms.is_none() && clock_log.is_empty() {
+        return;
     }
+    clock_log.resize(moves_played.saturating_sub(1), None);
+    clock_log.push(clocks_ms);
 }
 
 /// The state of one table; see the module doc.

@@ -132,7 +132,7 @@ impl TableActor {
                 text: text.clone(),
                 clock_ms: clocks_ms.as_ref().and_then(|ms| ms.get(usize::from(seat)).copied()),
             });
-            current.log_clocks(clocks_ms);
+            super::log_clocks(&mut current.clock_log, current.moves.len(), clocks_ms);
             current.records = record_number;
             if offer_lapses {
                 current.draw_agreed.clear();

@@ -98,7 +98,7 @@ impl TableActor {
         let line: Vec<&MoveRow> = crate::records::line_of(&row.moves, |record| record.takeback_to);
         let mut game = self.settings.game.new_game();
         let mut moves = Vec::with_capacity(line.len());
-        let mut clock_log = Vec::with_capacity(line.len());
+        let mut clock_log = Vec::new();
         let mut replayed = true;
         for mv in &line {
             match game.play_json_written(mv.seat, &mv.payload) {
@@ -114,11 +114,11 @@ impl TableActor {
                             .and_then(|ms| ms.get(usize::from(mv.seat)))
                             .and_then(|ms| u64::try_from(*ms).ok()),
                     });
-                    clock_log.push(
-                        mv.clocks_ms
-                            .as_ref()
-                            .map(|ms| ms.iter().map(|ms| u64::try_from(*ms).unwrap_or(0)).collect()),
-                    );
+                    let clocks_ms = mv
+                        .clocks_ms
+                        .as_ref()
+                        .map(|ms| ms.iter().map(|ms| u64::try_from(*ms).unwrap_or(0)).collect());
+                    super::log_clocks(&mut clock_log, moves.len(), clocks_ms);
                 }
                 Err(err) => {
                     tracing::error!(table = %self.id, ply = mv.ply, error = %err, "a stored move no longer replays");
@@ -147,10 +147,6 @@ impl TableActor {
                 game.finish(aborted);
             }
             None => {}
-        }
-        if clock_log.iter().all(Option::is_none) {
-            // An untimed game keeps no log (`CurrentGame::clock_log`).
-            clock_log = Vec::new();
         }
         let last_clocks = clock_log.last().cloned().flatten();
         let clocks = self.clocks_after(last_clocks.as_deref(), &game, row.deadline);

@@ -4,12 +4,15 @@
 //! The table level is game-agnostic: the game-specific parts are the `move` payload a
 //! client sends and the `state` (the game's public view) the server sends back.
 
+use std::cell::RefCell;
+
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::bots::Strength;
 use crate::games::{EndReason, Outcome, Seat};
 use crate::table::clock::ClockView;
+use crate::table::move_list::MoveList;
 use crate::table::series::SeriesFormat;
 
 /// A message from a client, after [`parse_client_msg`] has checked its shape.
@@ -354,23 +357,6 @@ pub struct ChatView {
     pub text: String,
 }
 
-/// One move of the game's history.
-#[derive(Debug, Clone, Serialize)]
-pub struct MoveView {
-    pub ply: u32,
-    pub seat: Seat,
-    /// The move as JSON text: a table keeps every move of its game, and a parsed `Value`
-    /// (a map) costs over half a kilobyte where its text costs a dozen bytes.
-    #[serde(rename = "move")]
-    pub payload: Box<serde_json::value::RawValue>,
-    /// The move in its game's notation (`H8`, `b1xb3`, `step c2`, `Qxf7#`), for move lists.
-    pub text: String,
-    /// In timed games: the mover's remaining time after the move, in milliseconds (move
-    /// lists show it, as chess sites do).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub clock_ms: Option<u64>,
-}
-
 /// A finished game's result as the protocol shows it.
 #[derive(Debug, Clone, Serialize)]
 pub struct ResultView {
@@ -451,7 +437,8 @@ pub struct TableSnapshot {
     pub game_number: u32,
     /// The game's public view (before the start: the starting position).
     pub state: Value,
-    pub moves: Vec<MoveView>,
+    /// The game's line, serialised as `[{"ply", "seat", "move", "text", "clock_ms"?}, …]`.
+    pub moves: MoveList,
     /// Seats whose turn it is.
     pub to_move: Vec<Seat>,
     /// The seat that offered the standing draw offer.
@@ -689,11 +676,32 @@ pub enum ServerMsg {
     },
 }
 
+thread_local! {
+    /// Where a thread serialises messages: grown once, reused, so that a message's text is
+    /// then copied out at its exact size (a table's history keeps its recent frames, and a
+    /// text grown by doubling would keep up to half of itself empty).
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The scratch buffer is let go after a message larger than this (a rare big snapshot).
+const SCRATCH_KEEP: usize = 64 * 1024;
+
 impl ServerMsg {
-    /// The JSON text of this message.
+    /// The JSON text of this message, allocated at its exact length.
     pub fn to_text(&self) -> String {
-        // Our message types serialise infallibly (string keys only, no custom impls that fail).
-        serde_json::to_string(self).unwrap_or_else(|_| String::from("{\"type\":\"error\"}"))
+        SCRATCH.with_borrow_mut(|scratch| {
+            scratch.clear();
+            // Our message types serialise infallibly (string keys only, no custom impls
+            // that fail), and serde_json writes UTF-8.
+            let text = serde_json::to_writer(&mut *scratch, self)
+                .ok()
+                .and_then(|()| String::from_utf8(scratch.to_vec()).ok())
+                .unwrap_or_else(|| String::from("{\"type\":\"error\"}"));
+            if scratch.capacity() > SCRATCH_KEEP {
+                *scratch = Vec::new();
+            }
+            text
+        })
     }
 }
 

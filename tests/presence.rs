@@ -9,7 +9,7 @@ use std::time::Duration;
 use common::actor::{Seat, paused_store, snapshot, tables, two_players};
 use serde_json::{Value, json};
 use spelbord::table::TableHandle;
-use spelbord::table::outbox::outbox;
+use spelbord::table::queue::outbox;
 use tokio::time::advance;
 
 const SECOND: Duration = Duration::from_secs(1);

@@ -48,14 +48,15 @@ use super::clock::Clocks;
 use super::handle::TableHandle;
 use super::history::{Catchup, History};
 use super::identity::{PlayerKey, PlayerToken, TokenIssuer};
+use super::move_list::MoveList;
 use super::msg::{ConnId, Frame, TableCmd};
-use super::outbox::{OutboxSender, TrySendError};
+use super::queue::{self, OutboxSender, TrySendError};
 use super::seats::{Holder, Seats};
 use super::settings::{Seating, TableSettings};
 use crate::bots::pool::{BotAnswer, BotPool};
 use crate::games::{AnyGame, EndReason, MoveError, Outcome, Seat};
 use crate::protocol::{
-    ClientMsg, Envelope, ErrorCode, MoveView, PlayerView, ResultView, SeatView, ServerMsg, TableSnapshot, TableStatus,
+    ClientMsg, Envelope, ErrorCode, PlayerView, ResultView, SeatView, ServerMsg, TableSnapshot, TableStatus,
 };
 use crate::store::games::{MoveRecord, PlayerRecord, ResultRecord};
 use crate::store::{Store, StoreError};
@@ -138,11 +139,9 @@ struct CurrentGame {
     /// Each seat's side in the series.
     sides: Vec<u8>,
     game: AnyGame,
-    /// The moves of the game's line (take-backs removed).
-    moves: Vec<MoveView>,
-    /// Every seat's clock after each move of the line, for take-backs: one entry a move in
-    /// a timed game, none at all in an untimed one (24 bytes a move saved).
-    clock_log: Vec<Option<Vec<u64>>>,
+    /// The moves of the game's line (take-backs removed), with every clock after each in
+    /// a timed game (for take-backs).
+    moves: MoveList,
     /// Records stored for the game: moves and take-backs (their numbers in `moves.ply`).
     records: u32,
     /// The people who agree to abandon this game for a new one (casual tables).
@@ -154,17 +153,6 @@ struct CurrentGame {
     draw_agreed: Vec<Seat>,
     /// `None` for an untimed table.
     clocks: Option<Clocks>,
-}
-
-/// Records in `clock_log` the clocks after the move just played, the game's
-/// `moves_played`th (`None`: untimed; logged only once some move of the game had clocks,
-/// so that an untimed game keeps no log and a timed one an entry a move).
-fn log_clocks(clock_log: &mut Vec<Option<Vec<u64>>>, moves_played: usize, clocks_ms: Option<Vec<u64>>) {
-    if clocks_ms.is_none() && clock_log.is_empty() {
-        return;
-    }
-    clock_log.resize(moves_played.saturating_sub(1), None);
-    clock_log.push(clocks_ms);
 }
 
 /// The state of one table; see the module doc.
@@ -307,7 +295,7 @@ impl TableActor {
 
     /// Runs the actor as a task of `tracker` and returns its handle.
     fn start(self, shutdown: CancellationToken, tracker: &TaskTracker) -> TableHandle {
-        let (commands, inbox) = mpsc::channel(COMMAND_QUEUE);
+        let (commands, inbox) = queue::bounded(COMMAND_QUEUE);
         let hand_over = CancellationToken::new();
         let handle = TableHandle::new(
             &self.id,
@@ -338,7 +326,7 @@ impl TableActor {
 
     async fn run(
         mut self: Box<Self>,
-        mut inbox: mpsc::Receiver<TableCmd>,
+        mut inbox: queue::Receiver<TableCmd>,
         shutdown: CancellationToken,
         hand_over: CancellationToken,
     ) {
@@ -636,7 +624,7 @@ impl TableActor {
             moves: self
                 .current
                 .as_ref()
-                .map_or_else(Vec::new, |current| current.moves.clone()),
+                .map_or_else(MoveList::new, |current| current.moves.clone()),
             to_move: if self.current.is_some() {
                 game.active_seats().iter().collect()
             } else {
@@ -819,7 +807,7 @@ mod tests {
         };
         let settings = TableSettings::read("gomoku", None).expect("default settings");
         let actor = TableActor::new("abcdefghij", settings, Store::new(pool), services);
-        let (_commands, inbox) = mpsc::channel(1);
+        let (_commands, inbox) = queue::bounded(1);
         let task = Box::new(actor).run(inbox, CancellationToken::new(), CancellationToken::new());
         assert!(
             std::mem::size_of_val(&task) <= 1024,

@@ -3,11 +3,11 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
 use super::msg::{ConnId, TableCmd};
-use super::outbox::OutboxSender;
+use super::queue::{OutboxSender, Sender};
 use crate::protocol::{Envelope, TableSnapshot};
 use crate::store::leases::Lease;
 
@@ -20,7 +20,7 @@ pub struct TableClosed;
 #[derive(Debug, Clone)]
 pub struct TableHandle {
     id: Arc<str>,
-    commands: mpsc::Sender<TableCmd>,
+    commands: Sender<TableCmd>,
     /// The table's current version, kept by the actor, so a connection can stamp the
     /// errors it sends by itself (malformed frames, rate limiting) without asking.
     version: Arc<AtomicU64>,
@@ -33,7 +33,7 @@ pub struct TableHandle {
 impl TableHandle {
     pub(super) fn new(
         id: &str,
-        commands: mpsc::Sender<TableCmd>,
+        commands: Sender<TableCmd>,
         version: Arc<AtomicU64>,
         lease: Option<Arc<Lease>>,
         hand_over: CancellationToken,

@@ -1,19 +1,20 @@
 //! The table's recent events, kept so a reconnecting client can be sent exactly what it
 //! missed (lila-ws's `History`): every broadcast event, by version, in a ring bounded by
-//! count and by bytes (a table's memory must stay small while it plays, and a `moved`
+//! the memory it takes (a table's memory must stay small while it plays, and a `moved`
 //! frame carries the whole position).
 
 use std::collections::VecDeque;
 
 use super::msg::Frame;
 
-/// How many recent events a table keeps for resync, at most.
-pub const HISTORY_LEN: usize = 256;
+/// How many bytes of recent events a table keeps, at most, each event counted with its
+/// bookkeeping ([`EVENT_OVERHEAD`]; the newest event is kept whatever its size): about
+/// eight Gomoku moves or sixty small events, enough for a client that lost its connection
+/// for a moment; one that missed more is sent a snapshot instead.
+pub const HISTORY_BYTES: usize = 4 * 1024;
 
-/// How many bytes of recent events a table keeps, at most (the newest event is kept
-/// whatever its size): about fifteen Gomoku moves, enough for a client that lost its
-/// connection for a few seconds; one that missed more is sent a snapshot instead.
-pub const HISTORY_BYTES: usize = 8 * 1024;
+/// What an event costs the history beyond its text: its slot and its frame's shared block.
+pub const EVENT_OVERHEAD: usize = std::mem::size_of::<(u64, Frame)>() + Frame::OVERHEAD;
 
 /// What a client that saw up to some version must be sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -24,12 +25,12 @@ pub enum Catchup {
     Snapshot,
 }
 
-/// The last events of a table: at most [`HISTORY_LEN`] of them and [`HISTORY_BYTES`].
+/// The last events of a table: at most [`HISTORY_BYTES`] of them.
 #[derive(Debug, Clone, Default)]
 pub struct History {
     /// `(version, frame)`, oldest first, versions consecutive.
     events: VecDeque<(u64, Frame)>,
-    /// The frames' total length.
+    /// The events' total cost (their lengths and [`EVENT_OVERHEAD`] each).
     bytes: usize,
 }
 
@@ -37,11 +38,11 @@ impl History {
     /// Records the event of `version` (versions rise by one per event), forgetting the
     /// oldest ones beyond the bounds.
     pub fn push(&mut self, version: u64, frame: Frame) {
-        self.bytes += frame.len();
+        self.bytes += frame.len() + EVENT_OVERHEAD;
         self.events.push_back((version, frame));
-        while self.events.len() > HISTORY_LEN || (self.bytes > HISTORY_BYTES && self.events.len() > 1) {
+        while self.bytes > HISTORY_BYTES && self.events.len() > 1 {
             if let Some((_, old)) = self.events.pop_front() {
-                self.bytes -= old.len();
+                self.bytes -= old.len() + EVENT_OVERHEAD;
             }
         }
     }
@@ -98,23 +99,24 @@ mod tests {
 
     #[test]
     fn too_old_or_unknown_versions_get_a_snapshot() {
-        let history = history(1..=(HISTORY_LEN as u64 + 20));
-        let current = HISTORY_LEN as u64 + 20;
-        assert_eq!(history.since(3, current), Catchup::Snapshot);
-        assert_eq!(texts(history.since(20, current)).len(), HISTORY_LEN);
-        assert_eq!(history.since(current + 5, current), Catchup::Snapshot);
+        let history = history(1..=200);
+        // Small events cost their bookkeeping: the budget holds this many of them.
+        let kept = (HISTORY_BYTES / (3 + EVENT_OVERHEAD)) as u64;
+        assert_eq!(history.since(200 - kept - 1, 200), Catchup::Snapshot);
+        assert_eq!(texts(history.since(200 - kept, 200)).len() as u64, kept);
+        assert_eq!(history.since(205, 200), Catchup::Snapshot);
     }
 
     #[test]
     fn the_history_is_bounded_by_bytes_too() {
         let mut history = History::default();
-        let frame = Frame::from("x".repeat(1000));
+        let frame = Frame::from("x".repeat(900));
         for version in 1..=20 {
             history.push(version, frame.clone());
         }
-        // Eight kilobytes hold eight of these frames.
-        assert_eq!(history.since(12, 20), Catchup::Events(vec![frame.clone(); 8]));
-        assert_eq!(history.since(11, 20), Catchup::Snapshot);
+        // Four kilobytes hold four of these frames with their bookkeeping (not five).
+        assert_eq!(history.since(16, 20), Catchup::Events(vec![frame.clone(); 4]));
+        assert_eq!(history.since(15, 20), Catchup::Snapshot);
         // A frame larger than the whole budget is still kept, alone.
         let big = Frame::from("y".repeat(HISTORY_BYTES + 1));
         history.push(21, big.clone());

@@ -4,6 +4,7 @@
 //! - [`handle`]: the cloneable handle connections and routes use to reach it.
 //! - [`msg`]: the commands the actor accepts.
 //! - [`seats`]: who holds which seat.
+//! - [`move_list`]: the current game's line, compactly.
 //! - [`chat_log`]: the recent table and team chat newcomers are sent.
 //! - [`series`]: match series: formats, standings, when one is decided.
 //! - [`clock`]: the game's clocks and lag compensation.
@@ -18,8 +19,9 @@ pub mod clock;
 pub mod handle;
 pub mod history;
 pub mod identity;
+pub mod move_list;
 pub mod msg;
-pub mod outbox;
+pub mod queue;
 pub mod registry;
 pub mod seats;
 pub mod series;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use axum::extract::ws::Utf8Bytes;
 use tokio::sync::oneshot;
 
-use super::outbox::OutboxSender;
+use super::queue::OutboxSender;
 use crate::protocol::{Envelope, TableSnapshot};
 
 /// Identifies one WebSocket connection for the lifetime of the process.
@@ -18,6 +18,10 @@ pub type ConnId = u64;
 pub struct Frame(Arc<Utf8Bytes>);
 
 impl Frame {
+    /// What a frame costs beyond its text: the shared block (its two counts and the text's
+    /// handle).
+    pub const OVERHEAD: usize = 2 * std::mem::size_of::<usize>() + std::mem::size_of::<Utf8Bytes>();
+
     /// The message, for the WebSocket (no copy).
     pub fn text(&self) -> Utf8Bytes {
         Utf8Bytes::clone(&self.0)

@@ -24,7 +24,7 @@ use crate::config::{LimitSettings, Settings};
 use crate::protocol::{ErrorCode, ServerMsg, parse_client_msg};
 use crate::table::TableHandle;
 use crate::table::msg::{ConnId, Frame};
-use crate::table::outbox::{OutboxReceiver, outbox};
+use crate::table::queue::{OutboxReceiver, outbox};
 
 /// A client that does not take a frame within this long is dropped as too slow.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);

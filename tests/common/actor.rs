@@ -16,7 +16,7 @@ use spelbord::store::Store;
 use spelbord::store::leases::Membership;
 use spelbord::table::actor::{TableLimits, TableServices};
 use spelbord::table::identity::TokenIssuer;
-use spelbord::table::outbox::{OutboxReceiver, outbox};
+use spelbord::table::queue::{OutboxReceiver, outbox};
 use spelbord::table::registry::NodeRole;
 use spelbord::table::{TableHandle, TableSettings, Tables};
 use tokio_util::sync::CancellationToken;

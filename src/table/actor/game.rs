@@ -125,14 +125,7 @@ impl TableActor {
         if let Some(current) = self.current.as_mut() {
             current.game = next;
             current.clocks = clocks;
-            current.moves.push(MoveView {
-                ply,
-                seat,
-                payload: payload.clone(),
-                text: text.clone(),
-                clock_ms: clocks_ms.as_ref().and_then(|ms| ms.get(usize::from(seat)).copied()),
-            });
-            super::log_clocks(&mut current.clock_log, current.moves.len(), clocks_ms);
+            current.moves.push(seat, payload.get(), &text, clocks_ms.as_deref());
             current.records = record_number;
             if offer_lapses {
                 current.draw_agreed.clear();

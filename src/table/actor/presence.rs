@@ -150,7 +150,7 @@ impl TableActor {
         let everyone_moved = self
             .seats
             .iter()
-            .all(|(seat, _)| current.moves.iter().any(|mv| mv.seat == seat));
+            .all(|(seat, _)| current.moves.seats().any(|mover| mover == seat));
         // Nobody wins by being away less long: when every opponent is away too, the game
         // is aborted.
         let opponents_away = self

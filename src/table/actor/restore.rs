@@ -20,13 +20,13 @@ use super::series::SeriesState;
 use super::{CurrentGame, TableActor, TableServices};
 use crate::bots::Strength;
 use crate::games::{EndReason, GameResult, Outcome, Seat};
-use crate::protocol::MoveView;
 use crate::store::games::ResultRecord;
 use crate::store::tables::{GameRow, MoveRow, ResultRow, StoredTable};
 use crate::store::{Store, StoreError};
 use crate::table::TableHandle;
 use crate::table::clock::Clocks;
 use crate::table::identity::PlayerKey;
+use crate::table::move_list::MoveList;
 use crate::table::seats::Holder;
 use crate::table::series::{Series, SeriesFormat};
 use crate::table::settings::TableSettings;
@@ -97,28 +97,17 @@ impl TableActor {
         // The line the players saw: every move, less those taken back.
         let line: Vec<&MoveRow> = crate::records::line_of(&row.moves, |record| record.takeback_to);
         let mut game = self.settings.game.new_game();
-        let mut moves = Vec::with_capacity(line.len());
-        let mut clock_log = Vec::new();
+        let mut moves = MoveList::new();
         let mut replayed = true;
         for mv in &line {
             match game.play_json_written(mv.seat, &mv.payload) {
                 Ok((_, _, text)) => {
-                    moves.push(MoveView {
-                        ply: u32::try_from(moves.len() + 1).unwrap_or(u32::MAX),
-                        seat: mv.seat,
-                        payload: crate::games::json_text(&mv.payload),
-                        text,
-                        clock_ms: mv
-                            .clocks_ms
-                            .as_ref()
-                            .and_then(|ms| ms.get(usize::from(mv.seat)))
-                            .and_then(|ms| u64::try_from(*ms).ok()),
-                    });
-                    let clocks_ms = mv
+                    let clocks_ms: Option<Vec<u64>> = mv
                         .clocks_ms
                         .as_ref()
                         .map(|ms| ms.iter().map(|ms| u64::try_from(*ms).unwrap_or(0)).collect());
-                    super::log_clocks(&mut clock_log, moves.len(), clocks_ms);
+                    let payload = crate::games::json_text(&mv.payload);
+                    moves.push(mv.seat, payload.get(), &text, clocks_ms.as_deref());
                 }
                 Err(err) => {
                     tracing::error!(table = %self.id, ply = mv.ply, error = %err, "a stored move no longer replays");
@@ -148,15 +137,16 @@ impl TableActor {
             }
             None => {}
         }
-        let last_clocks = clock_log.last().cloned().flatten();
-        let clocks = self.clocks_after(last_clocks.as_deref(), &game, row.deadline);
+        if game.outcome().is_some() {
+            moves.shrink_to_fit();
+        }
+        let clocks = self.clocks_after(moves.last_clocks(), &game, row.deadline);
         let current = CurrentGame {
             id: row.id,
             number: row.number,
             sides: row.sides.clone(),
             game,
             moves,
-            clock_log,
             records: row.moves.last().map_or(0, |record| record.ply),
             new_game_agreed: Vec::new(),
             undo_agreed: Vec::new(),

@@ -125,6 +125,10 @@ impl TableActor {
     /// After a game ended (stored, counted and announced): the series is over, or its
     /// next game is announced after the pause.
     pub(super) fn after_game_over(&mut self) {
+        // The finished game's line stays for snapshots; the room kept for more moves goes.
+        if let Some(current) = self.current.as_mut() {
+            current.moves.shrink_to_fit();
+        }
         self.interlude = Interlude::default();
         if self.series_decided() {
             if let Some(series) = self.series_view() {

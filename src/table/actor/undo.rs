@@ -32,11 +32,11 @@ impl TableActor {
     /// How many moves the game keeps when `seat` takes back its last move: everything
     /// before the seat's last run of moves. `None` when the seat has not moved.
     fn undo_keeps(&self, seat: Seat) -> Option<usize> {
-        let moves = &self.current.as_ref()?.moves;
-        let last = moves.iter().rposition(|mv| mv.seat == seat)?;
-        let first = moves[..last]
+        let movers: Vec<Seat> = self.current.as_ref()?.moves.seats().collect();
+        let last = movers.iter().rposition(|mover| *mover == seat)?;
+        let first = movers[..last]
             .iter()
-            .rposition(|mv| mv.seat != seat)
+            .rposition(|mover| *mover != seat)
             .map_or(0, |other| other + 1);
         Some(first)
     }
@@ -115,10 +115,10 @@ impl TableActor {
             .ok_or_else(|| Refusal::new(ErrorCode::NothingToUndo, "You have no move to take back."))?;
         let current = self.playing()?;
         let mut game = self.settings.game.new_game();
-        for mv in &current.moves[..keep] {
+        for (seat, payload) in (0..keep).filter_map(|index| current.moves.get(index)) {
             // These moves were legal in this order a moment ago; the rules are pure.
-            let payload: serde_json::Value = serde_json::from_str(mv.payload.get()).unwrap_or_default();
-            if let Err(err) = game.play_json(mv.seat, &payload) {
+            let payload: serde_json::Value = serde_json::from_str(payload).unwrap_or_default();
+            if let Err(err) = game.play_json(seat, &payload) {
                 tracing::error!(table = %self.id, error = %err, "a kept move did not replay for a take-back");
                 return Err(Refusal::new(
                     ErrorCode::NothingToUndo,
@@ -126,10 +126,8 @@ impl TableActor {
                 ));
             }
         }
-        let readings = keep
-            .checked_sub(1)
-            .and_then(|last| current.clock_log.get(last).cloned().flatten());
-        let clocks = self.clocks_after(readings.as_deref(), &game, None);
+        let readings = keep.checked_sub(1).and_then(|last| current.moves.clocks_after(last));
+        let clocks = self.clocks_after(readings, &game, None);
         let now = tokio::time::Instant::now();
         let deadline = clocks.as_ref().and_then(|clocks| super::wall_deadline(clocks, now));
         let record = current.records + 1;
@@ -144,7 +142,6 @@ impl TableActor {
         if let Some(current) = self.current.as_mut() {
             current.game = game;
             current.moves.truncate(keep);
-            current.clock_log.truncate(keep);
             current.records = record;
             current.clocks = clocks;
             current.draw_agreed.clear();

@@ -413,6 +413,9 @@ impl Rules for Gomoku {
     fn play(&mut self, seat: Seat, mv: &GomokuMove) -> Result<Played, RuleError> {
         let (mark, index) = self.check(seat, mv.at)?;
         self.cells[index] = Some(mark);
+        // A table plays each move on a clone (whose list is exactly full) and keeps it:
+        // grown by one, not doubled, the kept game holds no room for moves to come.
+        self.moves.reserve_exact(1);
         self.moves.push(mv.at);
         let lines = self.winning_lines(mv.at);
         if !lines.is_empty() {

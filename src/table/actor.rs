@@ -181,8 +181,6 @@ pub struct TableActor {
     audience: Audience,
     conns: HashMap<ConnId, Conn>,
     current: Option<CurrentGame>,
-    /// The starting position shown before the first game starts.
-    preview: AnyGame,
     /// Each seat's queued premove (private to its player until played).
     premoves: Vec<Option<Value>>,
     /// The last command the table received (for stopping an idle table).
@@ -239,7 +237,6 @@ impl TableActor {
             bot_answers: None,
             id: id.to_owned(),
             settings_json: crate::games::json_text(&settings.to_json()),
-            preview: settings.game.new_game(),
             settings,
             store,
             limits,
@@ -609,7 +606,15 @@ impl TableActor {
     }
 
     fn snapshot(&self) -> TableSnapshot {
-        let game = self.current.as_ref().map_or(&self.preview, |current| &current.game);
+        // Before the first game: the starting position (made when asked for, not kept).
+        let starting;
+        let game = match &self.current {
+            Some(current) => &current.game,
+            None => {
+                starting = self.settings.game.new_game();
+                &starting
+            }
+        };
         TableSnapshot {
             id: self.id.clone(),
             epoch: self.epoch,
@@ -815,7 +820,7 @@ mod tests {
             std::mem::size_of_val(&task)
         );
         assert!(
-            std::mem::size_of::<TableActor>() <= 2048,
+            std::mem::size_of::<TableActor>() <= 1536,
             "{} bytes",
             std::mem::size_of::<TableActor>()
         );

@@ -299,7 +299,7 @@ impl TableActor {
         let number = self.current.as_ref().map_or(1, |current| current.number + 1);
         let now = Instant::now();
         let clocks = Clocks::new(self.settings.time_control, seats.count()).map(|mut clocks| {
-            clocks.start(self.preview.active_seats(), now);
+            clocks.start(self.settings.game.new_game().active_seats(), now);
             clocks
         });
         let deadline = clocks.as_ref().and_then(|clocks| wall_deadline(clocks, now));

@@ -182,34 +182,10 @@ impl Store {
             self.writer.write(self.pool(), queued).await?;
             return Ok(Vec::new());
         };
-        let clocks: Option<Vec<i64>> = mv
-            .clocks_ms
-            .map(|clocks| clocks.iter().map(|ms| i64::try_from(*ms).unwrap_or(i64::MAX)).collect());
-        // The last move of a game, with its result in one transaction: the lease check,
-        // the move and the game's new deadline in one statement, then the result.
-        let (lease_table, lease_node, lease_epoch) = self.lease_args();
-        let insert = sqlx::query(
-            "WITH moved AS (
-                 INSERT INTO moves (game_id, ply, seat, payload, clocks_ms)
-                 SELECT $1, $2, $3, $4, $5 WHERE spelbord_hold_lease($7, $8, $9)
-             )
-             UPDATE games SET deadline = $6 WHERE id = $1",
-        )
-        .bind(game_id)
-        .bind(count(mv.ply))
-        .bind(i16::from(mv.seat))
-        .bind(sqlx::types::Json(mv.payload))
-        .bind(clocks)
-        .bind(mv.deadline)
-        .bind(lease_table)
-        .bind(lease_node)
-        .bind(lease_epoch);
+        // The last move of a game goes with the game's end, in one statement; a rated
+        // game's new ratings follow in the same transaction.
         let _timer = crate::metrics::DbWrite::start("append_move");
-        let mut tx = self.pool().begin().await?;
-        insert.execute(&mut *tx).await.map_err(|err| self.write_error(err))?;
-        let changes = insert_result(&mut tx, game_id, result).await?;
-        tx.commit().await?;
-        Ok(changes)
+        self.end_game(game_id, Some(&mv), &result).await
     }
 
     /// Stores a take-back: record number `ply` of the game says that the line goes back to
@@ -250,81 +226,110 @@ impl Store {
     /// with the players' new ratings at a rated table (returned).
     pub async fn finish_game(&self, game_id: Uuid, result: ResultRecord<'_>) -> Result<Vec<RatingChange>, StoreError> {
         let _timer = crate::metrics::DbWrite::start("finish_game");
-        let mut tx = self.fenced().await?;
-        let changes = insert_result(&mut tx, game_id, result).await?;
+        self.end_game(game_id, None, &result).await
+    }
+
+    /// Stores a game's end ([`Self::store_end`]), and at a rated table the players' new
+    /// ratings in the same transaction (returned).
+    async fn end_game(
+        &self,
+        game_id: Uuid,
+        last_move: Option<&MoveRecord<'_>>,
+        result: &ResultRecord<'_>,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        let mut conn = self.pool().acquire().await?;
+        let Some(game) = result.rating else {
+            self.store_end(&mut conn, game_id, last_move, result).await?;
+            return Ok(Vec::new());
+        };
+        let mut tx = sqlx::Connection::begin(&mut *conn).await?;
+        self.store_end(&mut tx, game_id, last_move, result).await?;
+        let changes = super::ratings::rate_game(&mut tx, game_id, game, result.outcome).await?;
         tx.commit().await?;
         Ok(changes)
     }
-}
 
-async fn insert_result(
-    tx: &mut sqlx::PgConnection,
-    game_id: Uuid,
-    result: ResultRecord<'_>,
-) -> Result<Vec<RatingChange>, StoreError> {
-    let winners: Vec<i16> = result.outcome.winners().iter().map(|seat| i16::from(*seat)).collect();
-    let detail = (!result.outcome.detail.is_null()).then_some(&result.outcome.detail);
-    // The result and the game's end in one statement.
-    sqlx::query(
-        "WITH ended AS (
-             UPDATE games SET status = 'finished', ended_at = now(), deadline = NULL WHERE id = $1
-         )
-         INSERT INTO results (game_id, outcome, winners, reason, detail, move_count, players, started_at, ended_at)
-         SELECT g.id, $2, $3, $4, $5, $6,
-                (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('seat', p.seat, 'role', p.role, 'name', p.name, 'bot', p.bot)) ORDER BY p.seat), '[]'::jsonb)
-                   FROM game_players p WHERE p.game_id = g.id),
-                g.started_at, now()
-           FROM games g WHERE g.id = $1",
-    )
-    .bind(game_id)
-    .bind(result.outcome.kind())
-    .bind(&winners)
-    .bind(result.outcome.reason.as_str())
-    .bind(detail)
-    .bind(count(result.move_count))
-    .execute(&mut *tx)
-    .await?;
-    if let Some(series) = result.series {
-        store_standings(tx, series).await?;
-    }
-    match result.rating {
-        Some(game) => super::ratings::rate_game(tx, game_id, game, result.outcome).await,
-        None => Ok(Vec::new()),
-    }
-}
-
-/// Writes a series' standings and, once it is decided, its result.
-async fn store_standings(tx: &mut sqlx::PgConnection, series: SeriesRecord) -> Result<(), StoreError> {
-    // Both sides' standings in one statement.
-    let sides: Vec<i16> = vec![0, 1];
-    let standing = |of: fn(&Standing) -> u32| -> Vec<i32> { series.standings.iter().map(|s| count(of(s))).collect() };
-    sqlx::query(
-        "UPDATE series_sides ss SET wins = s.wins, draws = s.draws, losses = s.losses, points = s.points
-           FROM UNNEST($2::smallint[], $3::integer[], $4::integer[], $5::integer[], $6::integer[])
-                AS s(side, wins, draws, losses, points)
-          WHERE ss.series_id = $1 AND ss.side = s.side",
-    )
-    .bind(series.id)
-    .bind(&sides)
-    .bind(standing(|s| s.wins))
-    .bind(standing(|s| s.draws))
-    .bind(standing(|s| s.losses))
-    .bind(standing(Standing::points))
-    .execute(&mut *tx)
-    .await?;
-    if let Some(result) = series.result {
-        let (kind, winner) = match result {
-            SeriesResult::Won { side } => ("win", Some(i16::from(side))),
-            SeriesResult::Tie => ("tie", None),
+    /// A game's end in one statement (one round trip, and one commit when it runs alone;
+    /// it was up to six round trips in a transaction): the lease check, the last move
+    /// when a move ended the game, the game marked finished, its result, and its series'
+    /// standings with the series' result once decided.
+    async fn store_end(
+        &self,
+        conn: &mut sqlx::PgConnection,
+        game_id: Uuid,
+        last_move: Option<&MoveRecord<'_>>,
+        result: &ResultRecord<'_>,
+    ) -> Result<(), StoreError> {
+        let (lease_table, lease_node, lease_epoch) = self.lease_args();
+        let clocks: Option<Vec<i64>> = last_move
+            .and_then(|mv| mv.clocks_ms)
+            .map(|clocks| clocks.iter().map(|ms| i64::try_from(*ms).unwrap_or(i64::MAX)).collect());
+        let winners: Vec<i16> = result.outcome.winners().iter().map(|seat| i16::from(*seat)).collect();
+        let detail = (!result.outcome.detail.is_null()).then_some(&result.outcome.detail);
+        let series = result.series.as_ref();
+        let sides: Vec<i16> = if series.is_some() { vec![0, 1] } else { Vec::new() };
+        let standing = |of: fn(&Standing) -> u32| -> Vec<i32> {
+            series.map_or_else(Vec::new, |series| {
+                series.standings.iter().map(|s| count(of(s))).collect()
+            })
         };
-        sqlx::query("UPDATE series SET status = 'decided', result = $2, winner = $3, ended_at = now() WHERE id = $1")
-            .bind(series.id)
-            .bind(kind)
-            .bind(winner)
-            .execute(&mut *tx)
-            .await?;
+        let (series_result, series_winner) = match series.and_then(|series| series.result) {
+            Some(SeriesResult::Won { side }) => (Some("win"), Some(i16::from(side))),
+            Some(SeriesResult::Tie) => (Some("tie"), None),
+            None => (None, None),
+        };
+        // `checked` is read by the move and the result, so it runs first; the lease check
+        // raises (and the whole statement does nothing) when another node holds the table.
+        sqlx::query(
+            "WITH checked AS (
+                 SELECT spelbord_hold_lease($1, $2, $3) AS held
+             ), moved AS (
+                 INSERT INTO moves (game_id, ply, seat, payload, clocks_ms)
+                 SELECT $4, $5, $6, $7, $8 FROM checked WHERE checked.held AND $5::integer IS NOT NULL
+             ), ended AS (
+                 UPDATE games SET status = 'finished', ended_at = now(), deadline = NULL WHERE id = $4
+             ), standings AS (
+                 UPDATE series_sides ss SET wins = s.wins, draws = s.draws, losses = s.losses, points = s.points
+                   FROM UNNEST($15::smallint[], $16::integer[], $17::integer[], $18::integer[], $19::integer[])
+                        AS s(side, wins, draws, losses, points)
+                  WHERE ss.series_id = $14 AND ss.side = s.side
+             ), decided AS (
+                 UPDATE series SET status = 'decided', result = $20, winner = $21, ended_at = now()
+                  WHERE id = $14 AND $20::text IS NOT NULL
+             )
+             INSERT INTO results (game_id, outcome, winners, reason, detail, move_count, players, started_at, ended_at)
+             SELECT g.id, $9, $10, $11, $12, $13,
+                    (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('seat', p.seat, 'role', p.role, 'name', p.name, 'bot', p.bot)) ORDER BY p.seat), '[]'::jsonb)
+                       FROM game_players p WHERE p.game_id = g.id),
+                    g.started_at, now()
+               FROM games g, checked WHERE g.id = $4 AND checked.held",
+        )
+        .bind(lease_table)
+        .bind(lease_node)
+        .bind(lease_epoch)
+        .bind(game_id)
+        .bind(last_move.map(|mv| count(mv.ply)))
+        .bind(last_move.map(|mv| i16::from(mv.seat)))
+        .bind(last_move.map(|mv| sqlx::types::Json(mv.payload)))
+        .bind(clocks)
+        .bind(result.outcome.kind())
+        .bind(&winners)
+        .bind(result.outcome.reason.as_str())
+        .bind(detail)
+        .bind(count(result.move_count))
+        .bind(series.map(|series| series.id))
+        .bind(&sides)
+        .bind(standing(|s| s.wins))
+        .bind(standing(|s| s.draws))
+        .bind(standing(|s| s.losses))
+        .bind(standing(Standing::points))
+        .bind(series_result)
+        .bind(series_winner)
+        .execute(&mut *conn)
+        .await
+        .map_err(|err| self.write_error(err))?;
+        Ok(())
     }
-    Ok(())
 }
 
 /// A move or game count as stored (`integer`); counts never come near `i32::MAX`.

@@ -233,25 +233,6 @@ impl Store {
         .await?)
     }
 
-    /// Begins a transaction for a write of the table this store serves: its first
-    /// statement checks the lease and holds it (`FOR SHARE`, by `spelbord_hold_lease`)
-    /// until the commit, so no other node can take the table over between the check and
-    /// the write.
-    pub(super) async fn fenced(&self) -> Result<sqlx::Transaction<'static, sqlx::Postgres>, StoreError> {
-        let mut tx = self.pool().begin().await?;
-        if self.lease.is_some() {
-            let (table, node, epoch) = self.lease_args();
-            sqlx::query("SELECT spelbord_hold_lease($1, $2, $3)")
-                .bind(table)
-                .bind(node)
-                .bind(epoch)
-                .execute(&mut *tx)
-                .await
-                .map_err(|err| self.write_error(err))?;
-        }
-        Ok(tx)
-    }
-
     /// The lease arguments of `spelbord_hold_lease($table, $node, $epoch)` for this
     /// store's writes (all `NULL` for a store that serves no lease).
     pub(super) fn lease_args(&self) -> (Option<&str>, Option<i32>, Option<i64>) {

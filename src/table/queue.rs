@@ -5,12 +5,12 @@
 //! A Tokio channel cost every idle socket and every table ~0.8–3 KiB (its shared state is
 //! cache-padded, and it allocates room for 32 messages at once, `docs/benchmarks.md`);
 //! this is a queue behind a mutex that grows only while items wait, a `Notify` that wakes
-//! the receiver and one that wakes senders waiting for room. When every sender is gone
-//! the receiver gets the items still queued, then `None`; when the receiver is gone (or
-//! closed) the queued items are dropped and senders are refused.
+//! the receiver and one, made when first needed, that wakes senders waiting for room.
+//! When every sender is gone the receiver gets the items still queued, then `None`; when
+//! the receiver is gone (or closed) the queued items are dropped and senders are refused.
 
 use std::collections::VecDeque;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use tokio::sync::Notify;
 
@@ -34,8 +34,9 @@ struct Shared<T> {
     state: Mutex<State<T>>,
     /// Wakes the receiver: an item arrived, or the last sender went.
     ready: Notify,
-    /// Wakes a sender waiting for room (all of them when the receiver goes).
-    room: Notify,
+    /// Wakes a sender waiting for room (all of them when the receiver goes); made when a
+    /// sender first waits (a socket's outbox never has one: its table only tries).
+    room: OnceLock<Box<Notify>>,
     capacity: usize,
 }
 
@@ -51,6 +52,13 @@ impl<T> Shared<T> {
         // A panic while holding the lock leaves the queue consistent (every change is one
         // call on it), so a poisoned lock is used as it is.
         self.state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// An item was taken: wakes a sender waiting for room, if any ever waited.
+    fn room_made(&self) {
+        if let Some(room) = self.room.get() {
+            room.notify_one();
+        }
     }
 }
 
@@ -75,7 +83,7 @@ pub fn bounded<T>(capacity: usize) -> (Sender<T>, Receiver<T>) {
             receiver_gone: false,
         }),
         ready: Notify::new(),
-        room: Notify::new(),
+        room: OnceLock::new(),
         capacity: capacity.max(1),
     });
     (Sender(shared.clone()), Receiver(shared))
@@ -109,7 +117,7 @@ impl<T> Sender<T> {
         loop {
             // Registered before the check, so that room made between the check and the
             // wait is not missed.
-            let room = self.0.room.notified();
+            let room = self.0.room.get_or_init(Box::default).notified();
             tokio::pin!(room);
             room.as_mut().enable();
             {
@@ -171,7 +179,7 @@ impl<T> Receiver<T> {
                 let mut state = self.0.lock();
                 if let Some(item) = state.items.pop_front() {
                     drop(state);
-                    self.0.room.notify_one();
+                    self.0.room_made();
                     return Some(item);
                 }
                 if state.senders == 0 {
@@ -187,7 +195,7 @@ impl<T> Receiver<T> {
     pub fn try_recv(&mut self) -> Option<T> {
         let item = self.0.lock().items.pop_front();
         if item.is_some() {
-            self.0.room.notify_one();
+            self.0.room_made();
         }
         item
     }
@@ -199,7 +207,11 @@ impl<T> Receiver<T> {
             state.receiver_gone = true;
             std::mem::take(&mut state.items)
         };
-        self.0.room.notify_waiters();
+        // A sender made `room` before it looked at the queue under the lock, so one that
+        // saw it full is seen here.
+        if let Some(room) = self.0.room.get() {
+            room.notify_waiters();
+        }
         // Dropped outside the lock (an item may own the sender of another queue).
         drop(dropped);
     }
@@ -293,9 +305,9 @@ mod tests {
         // allocates only while items wait); a Tokio channel's was 512 bytes plus a block
         // of 32 items (288 bytes of frames, 1.3 KiB of table commands).
         let size = std::mem::size_of::<Shared<Frame>>();
-        assert!(size <= 160, "{size}");
+        assert!(size <= 128, "{size}");
         let size = std::mem::size_of::<Shared<crate::table::msg::TableCmd>>();
-        assert!(size <= 160, "{size}");
+        assert!(size <= 128, "{size}");
     }
 
     #[tokio::test]

@@ -4,7 +4,9 @@
 
 /// mimalloc instead of the system allocator: a move allocates and frees many small buffers
 /// (frames, views, JSON), and glibc's malloc spent a sixth of the server's CPU on them
-/// (`docs/benchmarks.md`, "Allocator").
+/// (`docs/benchmarks.md`, "Allocator"). The `system-allocator` feature keeps the system's,
+/// for heap profilers that watch malloc (`benches/massif-live-tables.sh`).
+#[cfg(not(feature = "system-allocator"))]
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -9,8 +9,8 @@ use super::msg::Frame;
 
 /// How many bytes of recent events a table keeps, at most, each event counted with its
 /// bookkeeping ([`EVENT_OVERHEAD`]; the newest event is kept whatever its size): about
-/// eight Gomoku moves or sixty small events, enough for a client that lost its connection
-/// for a moment; one that missed more is sent a snapshot instead.
+/// eight Gomoku moves or some thirty short events (presence, chat), enough for a client
+/// that lost its connection for a moment; one that missed more is sent a snapshot instead.
 pub const HISTORY_BYTES: usize = 4 * 1024;
 
 /// What an event costs the history beyond its text: its slot and its frame's shared block.

@@ -25,17 +25,17 @@ struct Timed {
 /// A Gomoku table with `time_control` whose game has just started, X to move, with time
 /// paused from before the start.
 async fn timed_table(time_control: Value) -> Timed {
+    timed_table_with(json!({"opening": "free", "time_control": time_control})).await
+}
+
+/// [`timed_table`] with these table settings.
+async fn timed_table_with(settings: Value) -> Timed {
     let database = common::TestDb::create().await;
     let store = paused_store(&database).await;
     let pool = store.pool().clone();
     tokio::time::pause();
     let tables = tables(store).await;
-    let (table, x, mut o) = two_players(
-        &tables,
-        "gomoku",
-        json!({"opening": "free", "time_control": time_control}),
-    )
-    .await;
+    let (table, x, mut o) = two_players(&tables, "gomoku", settings).await;
     let started = snapshot(&table).await;
     assert_eq!(started["clocks"]["running"], json!([0]));
     o.sync().await;
@@ -227,4 +227,43 @@ async fn bughouse_increment_is_applied_per_board() {
         json!([115_000, 120_000, 117_000, 120_000])
     );
     assert_eq!(moved["clocks"]["running"], json!([0, 3]));
+}
+
+#[tokio::test]
+async fn a_take_back_restores_the_clocks_after_the_kept_move_and_the_move_list_shows_each_movers_clock() {
+    let mut t = timed_table_with(json!({
+        "opening": "free",
+        "undo": true,
+        "time_control": {"kind": "fischer", "base_seconds": 60, "increment_seconds": 2}
+    }))
+    .await;
+    advance(Duration::from_secs(5)).await;
+    t.x.play("H8").await;
+    advance(Duration::from_secs(3)).await;
+    t.o.play("A1").await;
+    t.x.moved("A1").await;
+    advance(Duration::from_secs(4)).await;
+    t.x.play("J9").await;
+    t.o.moved("J9").await;
+    // The live move list carries each mover's clock after the move (the clock log's).
+    let moves = snapshot(&t.table).await["moves"].clone();
+    assert_eq!(
+        moves,
+        json!([
+            {"ply": 1, "seat": 0, "move": {"at": "H8"}, "text": "H8", "clock_ms": 57_000},
+            {"ply": 2, "seat": 1, "move": {"at": "A1"}, "text": "A1", "clock_ms": 59_000},
+            {"ply": 3, "seat": 0, "move": {"at": "J9"}, "text": "J9", "clock_ms": 55_000}
+        ])
+    );
+    // X takes J9 back (O agrees): the clocks are as they were after A1, X's running.
+    t.x.send(json!({"type": "offer_undo"})).await;
+    t.o.until("undo_offered").await;
+    advance(Duration::from_secs(1)).await;
+    t.o.send(json!({"type": "accept_undo"})).await;
+    let undone = t.x.until("undone").await;
+    assert_eq!(undone["plies"], 2);
+    assert_eq!(undone["clocks"]["remaining_ms"], json!([57_000, 59_000]));
+    assert_eq!(undone["clocks"]["running"], json!([0]));
+    let after = snapshot(&t.table).await;
+    assert_eq!(after["moves"], json!([moves[0].clone(), moves[1].clone()]));
 }

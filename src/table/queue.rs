@@ -97,43 +97,47 @@ pub fn outbox(capacity: usize) -> (OutboxSender, OutboxReceiver) {
 impl<T> Sender<T> {
     /// Queues `item` unless the queue is full or its receiver gone.
     pub fn try_send(&self, item: T) -> Result<(), TrySendError> {
-        {
-            let mut state = self.0.lock();
-            if state.receiver_gone {
-                return Err(TrySendError::Closed);
-            }
-            if state.items.len() >= self.0.capacity {
-                return Err(TrySendError::Full);
-            }
-            state.items.push_back(item);
-        }
-        self.0.ready.notify_one();
-        Ok(())
+        self.offer(item).map_err(|(_, refused)| refused)
     }
 
     /// Queues `item`, waiting for room while the queue is full; refused once the receiver
     /// is gone. Cancel safe: nothing is queued unless this returns `Ok`.
     pub async fn send(&self, item: T) -> Result<(), Closed> {
+        let mut item = item;
         loop {
-            // Registered before the check, so that room made between the check and the
-            // wait is not missed.
+            item = match self.offer(item) {
+                Ok(()) => return Ok(()),
+                Err((_, TrySendError::Closed)) => return Err(Closed),
+                Err((item, TrySendError::Full)) => item,
+            };
+            // Full: wait for room, registered before looking again, so that room made
+            // between the two looks is not missed.
             let room = self.0.room.get_or_init(Box::default).notified();
             tokio::pin!(room);
             room.as_mut().enable();
-            {
-                let mut state = self.0.lock();
-                if state.receiver_gone {
-                    return Err(Closed);
-                }
-                if state.items.len() < self.0.capacity {
-                    state.items.push_back(item);
-                    drop(state);
-                    self.0.ready.notify_one();
-                    return Ok(());
-                }
-            }
+            item = match self.offer(item) {
+                Ok(()) => return Ok(()),
+                Err((_, TrySendError::Closed)) => return Err(Closed),
+                Err((item, TrySendError::Full)) => item,
+            };
             room.await;
         }
+    }
+
+    /// Queues `item`, or gives it back with the reason it was not queued.
+    fn offer(&self, item: T) -> Result<(), (T, TrySendError)> {
+        {
+            let mut state = self.0.lock();
+            if state.receiver_gone {
+                return Err((item, TrySendError::Closed));
+            }
+            if state.items.len() >= self.0.capacity {
+                return Err((item, TrySendError::Full));
+            }
+            state.items.push_back(item);
+        }
+        self.0.ready.notify_one();
+        Ok(())
     }
 
     /// Whether the receiver is gone.
@@ -354,6 +358,28 @@ mod tests {
         assert_eq!(sender.try_send(Arc::new(())), Err(TrySendError::Closed));
         // The item that was queued is dropped, not kept.
         assert_eq!(Arc::strong_count(&queued), 1);
+    }
+
+    #[tokio::test]
+    async fn senders_that_never_wait_make_no_room_notify() {
+        let (sender, mut receiver) = bounded::<u32>(2);
+        sender.send(1).await.expect("room");
+        sender.try_send(2).expect("room");
+        assert_eq!(receiver.recv().await, Some(1));
+        assert!(sender.0.room.get().is_none());
+        sender.send(3).await.expect("room");
+        let waiting = {
+            let sender = sender.clone();
+            tokio::spawn(async move { sender.send(4).await })
+        };
+        tokio::task::yield_now().await;
+        assert!(sender.0.room.get().is_some(), "made by the sender that waits");
+        assert_eq!(receiver.recv().await, Some(2));
+        let sent = tokio::time::timeout(Duration::from_secs(10), waiting)
+            .await
+            .expect("woken")
+            .expect("task");
+        assert_eq!(sent, Ok(()));
     }
 
     #[tokio::test]

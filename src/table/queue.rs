@@ -237,6 +237,14 @@ mod tests {
         Frame::from(text)
     }
 
+    /// What a spawned task returned; it must end soon (the test has woken it).
+    async fn finished<T>(task: tokio::task::JoinHandle<T>) -> T {
+        tokio::time::timeout(Duration::from_secs(10), task)
+            .await
+            .expect("woken")
+            .expect("task")
+    }
+
     #[tokio::test]
     async fn frames_arrive_in_order_then_none_once_the_sender_is_gone() {
         let (sender, mut receiver) = outbox(4);
@@ -276,10 +284,7 @@ mod tests {
         sender.try_send(frame("a")).expect("queued");
         tokio::task::yield_now().await;
         drop(sender);
-        let (first, second) = tokio::time::timeout(Duration::from_secs(10), waiting)
-            .await
-            .expect("woken")
-            .expect("task");
+        let (first, second) = finished(waiting).await;
         assert_eq!(first, Some(frame("a")));
         assert_eq!(second, None);
     }
@@ -324,10 +329,7 @@ mod tests {
         tokio::task::yield_now().await;
         assert!(!waiting.is_finished());
         assert_eq!(receiver.recv().await, Some(1));
-        let sent = tokio::time::timeout(Duration::from_secs(10), waiting)
-            .await
-            .expect("woken")
-            .expect("task");
+        let sent = finished(waiting).await;
         assert_eq!(sent, Ok(()));
         assert_eq!(receiver.recv().await, Some(2));
         // The clone is gone, the first sender stays: the queue is still open.
@@ -348,10 +350,7 @@ mod tests {
         tokio::task::yield_now().await;
         assert!(!sender.is_closed());
         receiver.close();
-        let refused = tokio::time::timeout(Duration::from_secs(10), waiting)
-            .await
-            .expect("woken")
-            .expect("task");
+        let refused = finished(waiting).await;
         assert_eq!(refused, Err(Closed));
         assert!(sender.is_closed());
         assert_eq!(sender.send(Arc::new(())).await, Err(Closed));
@@ -375,10 +374,7 @@ mod tests {
         tokio::task::yield_now().await;
         assert!(sender.0.room.get().is_some(), "made by the sender that waits");
         assert_eq!(receiver.recv().await, Some(2));
-        let sent = tokio::time::timeout(Duration::from_secs(10), waiting)
-            .await
-            .expect("woken")
-            .expect("task");
+        let sent = finished(waiting).await;
         assert_eq!(sent, Ok(()));
     }
 

@@ -32,11 +32,12 @@ impl TableActor {
     /// How many moves the game keeps when `seat` takes back its last move: everything
     /// before the seat's last run of moves. `None` when the seat has not moved.
     fn undo_keeps(&self, seat: Seat) -> Option<usize> {
-        let movers: Vec<Seat> = self.current.as_ref()?.moves.seats().collect();
-        let last = movers.iter().rposition(|mover| *mover == seat)?;
-        let first = movers[..last]
-            .iter()
-            .rposition(|mover| *mover != seat)
+        let moves = &self.current.as_ref()?.moves;
+        let last = moves.seats().rposition(|mover| mover == seat)?;
+        let first = moves
+            .seats()
+            .take(last)
+            .rposition(|mover| mover != seat)
             .map_or(0, |other| other + 1);
         Some(first)
     }

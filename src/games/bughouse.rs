@@ -676,6 +676,16 @@ impl Rules for Bughouse {
     type Move = BughouseMove;
     type View = BughouseView;
 
+    /// The move's UCI text (`e2e4`, `e7e8q`, `N@f3`): four or five bytes.
+    fn pack(mv: &BughouseMove, out: &mut Vec<u8>) {
+        // Writing to a vector cannot fail.
+        let _ = std::io::Write::write_fmt(out, format_args!("{}", mv.uci));
+    }
+
+    fn unpack(bytes: &[u8]) -> Option<BughouseMove> {
+        std::str::from_utf8(bytes).ok().and_then(BughouseMove::parse)
+    }
+
     fn read_settings(reader: &mut SettingsReader) -> Result<BughouseSettings, SettingError> {
         let start_position = reader
             .take::<Value>("start_position")?

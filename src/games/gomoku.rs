@@ -370,6 +370,18 @@ impl Rules for Gomoku {
     type Move = GomokuMove;
     type View = GomokuView;
 
+    /// Two bytes: the column and the row.
+    fn pack(mv: &GomokuMove, out: &mut Vec<u8>) {
+        out.extend_from_slice(&[mv.at.col(), mv.at.row()]);
+    }
+
+    fn unpack(bytes: &[u8]) -> Option<GomokuMove> {
+        match *bytes {
+            [col, row] => Square::new(col, row).map(|at| GomokuMove { at }),
+            _ => None,
+        }
+    }
+
     fn read_settings(reader: &mut SettingsReader) -> Result<GomokuSettings, SettingError> {
         let variant = match reader.take_choice("variant", Variant::NAMES)? {
             "exact5" => Variant::Exact5,

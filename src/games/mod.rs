@@ -306,6 +306,18 @@ pub trait Rules: Sized + Clone {
     fn normalised(&self, _seat: Seat, mv: &Self::Move) -> Self::Move {
         mv.clone()
     }
+
+    /// Appends `mv` in as few bytes as the game can write it, for the move list a live
+    /// table keeps ([`Rules::unpack`] reads it back). The default writes its JSON.
+    fn pack(mv: &Self::Move, out: &mut Vec<u8>) {
+        // Writing to a vector cannot fail, and a move is plain data.
+        let _ = serde_json::to_writer(out, mv);
+    }
+
+    /// The move [`Rules::pack`] wrote as `bytes`; `None` if they are not one.
+    fn unpack(bytes: &[u8]) -> Option<Self::Move> {
+        serde_json::from_slice(bytes).ok()
+    }
 }
 
 /// A game of any kind, as the table holds it.
@@ -467,6 +479,46 @@ pub enum MoveError {
     Malformed(#[from] BadMove),
     #[error(transparent)]
     Illegal(#[from] RuleError),
+}
+
+/// A move's JSON packed by its game's [`Rules::pack`] onto `out`; false (and `out` as it
+/// was) when it is not a move of `G`.
+fn pack_as<G: Rules>(payload: &str, out: &mut Vec<u8>) -> bool {
+    match serde_json::from_str::<G::Move>(payload) {
+        Ok(mv) => {
+            G::pack(&mv, out);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// The JSON of a move packed by [`pack_as`].
+fn unpack_as<G: Rules>(packed: &[u8]) -> Option<String> {
+    G::unpack(packed).and_then(|mv| serde_json::to_string(&mv).ok())
+}
+
+impl GameKind {
+    /// Packs a move of this game given as its JSON (as stored and broadcast) onto `out`,
+    /// in the game's few bytes; false (and `out` as it was) when it is not one.
+    pub fn pack_move(self, payload: &str, out: &mut Vec<u8>) -> bool {
+        match self {
+            GameKind::Gomoku => pack_as::<gomoku::Gomoku>(payload, out),
+            GameKind::LinesOfAction => pack_as::<lines_of_action::LinesOfAction>(payload, out),
+            GameKind::Krux => pack_as::<krux::Krux>(payload, out),
+            GameKind::Bughouse => pack_as::<bughouse::Bughouse>(payload, out),
+        }
+    }
+
+    /// The JSON of a move [`GameKind::pack_move`] packed; `None` if `packed` is not one.
+    pub fn unpack_move(self, packed: &[u8]) -> Option<String> {
+        match self {
+            GameKind::Gomoku => unpack_as::<gomoku::Gomoku>(packed),
+            GameKind::LinesOfAction => unpack_as::<lines_of_action::LinesOfAction>(packed),
+            GameKind::Krux => unpack_as::<krux::Krux>(packed),
+            GameKind::Bughouse => unpack_as::<bughouse::Bughouse>(packed),
+        }
+    }
 }
 
 impl AnyGame {

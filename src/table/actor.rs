@@ -629,7 +629,7 @@ impl TableActor {
             moves: self
                 .current
                 .as_ref()
-                .map_or_else(MoveList::new, |current| current.moves.clone()),
+                .map_or_else(|| MoveList::new(game.kind()), |current| current.moves.clone()),
             to_move: if self.current.is_some() {
                 game.active_seats().iter().collect()
             } else {

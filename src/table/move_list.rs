@@ -1,46 +1,58 @@
-//! The line of a table's current game, kept compactly: who played each move, the move as
-//! JSON, its notation, and in a timed game every clock after it (what snapshots show and
-//! take-backs restore).
+//! The line of a table's current game, kept compactly: who played each move, the move
+//! packed in its game's few bytes, its notation, and in a timed game every clock after it
+//! (what snapshots show and take-backs restore).
 //!
 //! A long game's move list is most of a live table's memory, so it is stored in three flat
-//! vectors rather than a struct with two strings per move: about 12 bytes a move plus its
-//! text (`{"at":"H8"}H8`) where a struct of owned strings took some 130.
+//! vectors rather than a struct with two strings per move: 8 bytes a move, its packed form
+//! ([`crate::games::Rules::pack`]: two bytes for a Gomoku or Lines of Action move, a
+//! Bughouse move's four or five UCI characters) and its notation, plus 4 bytes a seat in a
+//! timed game, where a struct of owned strings took some 130. The move's JSON is written
+//! again from its packed form when a snapshot lists the moves.
 
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 use serde_json::value::RawValue;
 
-use crate::games::Seat;
+use crate::games::{GameKind, Seat};
 
 /// Marks a clock reading the log does not have (a move played before the game had clocks).
-const NO_READING: u64 = u64::MAX;
+const NO_READING: u32 = u32::MAX;
 
-/// One move's place in [`MoveList::text`] and its mover (8 bytes).
+/// The longest time a reading holds, in milliseconds (49.7 days: a correspondence clock
+/// is at most 30 days, and a ten-hour clock would need some 6,000 moves of its largest
+/// increment to pass it); a longer time is kept as this.
+const LONGEST_READING: u32 = NO_READING - 1;
+
+/// One move's place in [`MoveList::bytes`] and its mover (8 bytes).
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    /// Where the move's notation ends (and the next move's JSON starts).
+    /// Where the move's notation ends (and the next move starts).
     text_end: u32,
-    /// How long the notation is (it follows the move's JSON).
+    /// How long the notation is (it follows the packed move).
     text_len: u16,
     seat: Seat,
+    /// The move is kept as its JSON text, not packed (its game could not read it).
+    as_json: bool,
 }
 
 impl Entry {
-    /// Where the move's JSON ends (and its notation starts).
-    fn payload_end(self) -> usize {
+    /// Where the move's packed form ends (and its notation starts).
+    fn move_end(self) -> usize {
         self.text_end as usize - usize::from(self.text_len)
     }
 }
 
 /// The moves of a game's line, take-backs removed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct MoveList {
+    /// The game whose moves these are (it packs and unpacks them).
+    kind: GameKind,
     entries: Vec<Entry>,
-    /// Every move's JSON, then its notation, back to back.
-    text: String,
+    /// Every move packed, then its notation (UTF-8), back to back.
+    bytes: Vec<u8>,
     /// Once some move had clocks: `width` readings a move (every seat's remaining time, in
-    /// milliseconds, after it), [`NO_READING`] where a move had none. Empty in an untimed
-    /// game.
-    clocks: Vec<u64>,
+    /// milliseconds, after it; 4 bytes each, a four-seat game's clocks being the largest
+    /// part of its moves), [`NO_READING`] where a move had none. Empty in an untimed game.
+    clocks: Vec<u32>,
     /// How many clocks a reading has (0 until the first one).
     width: usize,
 }
@@ -52,7 +64,7 @@ pub struct MoveView<'a> {
     pub seat: Seat,
     /// The move as its JSON (normalised, as stored).
     #[serde(rename = "move")]
-    pub payload: &'a RawValue,
+    pub payload: Box<RawValue>,
     /// The move in its game's notation (`H8`, `b1xb3`, `step c2`, `Qxf7#`).
     pub text: &'a str,
     /// In timed games: the mover's remaining time after the move, in milliseconds (move
@@ -62,8 +74,15 @@ pub struct MoveView<'a> {
 }
 
 impl MoveList {
-    pub fn new() -> MoveList {
-        MoveList::default()
+    /// An empty line of a game of `kind`.
+    pub fn new(kind: GameKind) -> MoveList {
+        MoveList {
+            kind,
+            entries: Vec::new(),
+            bytes: Vec::new(),
+            clocks: Vec::new(),
+            width: 0,
+        }
     }
 
     pub fn len(&self) -> usize {
@@ -79,18 +98,23 @@ impl MoveList {
     pub fn push(&mut self, seat: Seat, payload: &str, text: &str, clocks_ms: Option<&[u64]>) {
         // A notation is a few characters (a whole Krux turn a few dozen): cut at 64 KiB.
         let text = &text[..text.floor_char_boundary(usize::from(u16::MAX))];
-        if let Some(more) = room_to_add(self.text.len(), self.text.capacity(), payload.len() + text.len(), 256) {
-            self.text.reserve_exact(more);
+        // The JSON is the longest a packed move can be.
+        if let Some(more) = room_to_add(self.bytes.len(), self.bytes.capacity(), payload.len() + text.len(), 256) {
+            self.bytes.reserve_exact(more);
         }
         if let Some(more) = room_to_add(self.entries.len(), self.entries.capacity(), 1, 16) {
             self.entries.reserve_exact(more);
         }
-        self.text.push_str(payload);
-        self.text.push_str(text);
+        let as_json = !self.kind.pack_move(payload, &mut self.bytes);
+        if as_json {
+            self.bytes.extend_from_slice(payload.as_bytes());
+        }
+        self.bytes.extend_from_slice(text.as_bytes());
         self.entries.push(Entry {
-            text_end: offset(self.text.len()),
+            text_end: offset(self.bytes.len()),
             text_len: u16::try_from(text.len()).unwrap_or(u16::MAX),
             seat,
+            as_json,
         });
         self.log_clocks(clocks_ms);
     }
@@ -104,14 +128,14 @@ impl MoveList {
             .checked_sub(1)
             .map_or(0, |last| self.entries[last].text_end as usize);
         self.entries.truncate(keep);
-        self.text.truncate(end);
+        self.bytes.truncate(end);
         self.clocks.truncate(keep * self.width);
     }
 
     /// Gives back the room kept for moves to come (the game is over).
     pub fn shrink_to_fit(&mut self) {
         self.entries.shrink_to_fit();
-        self.text.shrink_to_fit();
+        self.bytes.shrink_to_fit();
         self.clocks.shrink_to_fit();
     }
 
@@ -120,23 +144,21 @@ impl MoveList {
         self.entries.iter().map(|entry| entry.seat)
     }
 
-    /// The `index`th move (from 0): its mover and its JSON text.
-    pub fn get(&self, index: usize) -> Option<(Seat, &str)> {
+    /// The `index`th move (from 0): its mover and its JSON text (`null` should its packed
+    /// form not unpack, which a move its game packed always does).
+    pub fn get(&self, index: usize) -> Option<(Seat, String)> {
         let entry = self.entries.get(index)?;
-        Some((entry.seat, &self.text[self.start(index)..entry.payload_end()]))
+        Some((entry.seat, self.payload(index, entry)))
     }
 
     /// Every seat's clock after the `index`th move (from 0), when the log has them.
-    pub fn clocks_after(&self, index: usize) -> Option<&[u64]> {
-        if index >= self.entries.len() || self.width == 0 {
-            return None;
-        }
-        let reading = self.clocks.get(index * self.width..(index + 1) * self.width)?;
-        (!reading.contains(&NO_READING)).then_some(reading)
+    pub fn clocks_after(&self, index: usize) -> Option<Vec<u64>> {
+        self.reading(index)
+            .map(|reading| reading.iter().map(|&ms| u64::from(ms)).collect())
     }
 
     /// The clocks after the last move, when the log has them.
-    pub fn last_clocks(&self) -> Option<&[u64]> {
+    pub fn last_clocks(&self) -> Option<Vec<u64>> {
         self.entries
             .len()
             .checked_sub(1)
@@ -150,20 +172,39 @@ impl MoveList {
 
     fn view(&self, index: usize) -> MoveView<'_> {
         let entry = self.entries[index];
-        let payload = &self.text[self.start(index)..entry.payload_end()];
         MoveView {
             ply: u32::try_from(index + 1).unwrap_or(u32::MAX),
             seat: entry.seat,
-            // Written by serde_json when the move was played, so it parses; `null` if not.
-            payload: serde_json::from_str(payload).unwrap_or_else(|_| null()),
-            text: &self.text[entry.payload_end()..entry.text_end as usize],
+            payload: RawValue::from_string(self.payload(index, &entry)).unwrap_or_else(|_| null()),
+            text: std::str::from_utf8(&self.bytes[entry.move_end()..entry.text_end as usize]).unwrap_or_default(),
             clock_ms: self
-                .clocks_after(index)
-                .and_then(|reading| reading.get(usize::from(entry.seat)).copied()),
+                .reading(index)
+                .and_then(|reading| reading.get(usize::from(entry.seat)))
+                .map(|&ms| u64::from(ms)),
         }
     }
 
-    /// Where the `index`th move's JSON starts in `text`.
+    /// The JSON text of the `index`th move, whose entry is `entry`.
+    fn payload(&self, index: usize, entry: &Entry) -> String {
+        let kept = &self.bytes[self.start(index)..entry.move_end()];
+        let json = if entry.as_json {
+            std::str::from_utf8(kept).ok().map(str::to_owned)
+        } else {
+            self.kind.unpack_move(kept)
+        };
+        json.unwrap_or_else(|| "null".to_owned())
+    }
+
+    /// The clock log's reading after the `index`th move, when it has one.
+    fn reading(&self, index: usize) -> Option<&[u32]> {
+        if index >= self.entries.len() || self.width == 0 {
+            return None;
+        }
+        let reading = self.clocks.get(index * self.width..(index + 1) * self.width)?;
+        (!reading.contains(&NO_READING)).then_some(reading)
+    }
+
+    /// Where the `index`th move starts in `bytes`.
     fn start(&self, index: usize) -> usize {
         index
             .checked_sub(1)
@@ -180,7 +221,11 @@ impl MoveList {
             self.clocks.resize((self.entries.len() - 1) * self.width, NO_READING);
         }
         match reading {
-            Some(reading) if reading.len() == self.width => self.clocks.extend_from_slice(reading),
+            Some(reading) if reading.len() == self.width => self.clocks.extend(
+                reading
+                    .iter()
+                    .map(|&ms| u32::try_from(ms).map_or(LONGEST_READING, |ms| ms.min(LONGEST_READING))),
+            ),
             _ => self.clocks.extend(std::iter::repeat_n(NO_READING, self.width)),
         }
     }
@@ -193,14 +238,14 @@ fn room_to_add(len: usize, capacity: usize, additional: usize, first: usize) -> 
     (capacity - len < additional).then(|| additional.max(len / 4).max(first.saturating_sub(len)))
 }
 
-/// A position in the text (a game's line is far shorter than 4 GiB; a table's moves are
+/// A position in the bytes (a game's line is far shorter than 4 GiB; a table's moves are
 /// bounded by its game's rules and its clocks).
 fn offset(len: usize) -> u32 {
     u32::try_from(len).unwrap_or(u32::MAX)
 }
 
-fn null() -> &'static RawValue {
-    serde_json::from_str("null").unwrap_or_else(|_| unreachable!("`null` is JSON"))
+fn null() -> Box<RawValue> {
+    RawValue::from_string("null".to_owned()).unwrap_or_else(|_| unreachable!("`null` is JSON"))
 }
 
 /// As a JSON array of [`MoveView`]s.
@@ -219,7 +264,7 @@ mod tests {
     use super::*;
 
     fn gomoku(moves: &[(Seat, &str)]) -> MoveList {
-        let mut list = MoveList::new();
+        let mut list = MoveList::new(GameKind::Gomoku);
         for (seat, at) in moves {
             list.push(*seat, &format!(r#"{{"at":"{at}"}}"#), at, None);
         }
@@ -233,15 +278,15 @@ mod tests {
             serde_json::to_string(&list).unwrap(),
             r#"[{"ply":1,"seat":0,"move":{"at":"H8"},"text":"H8"},{"ply":2,"seat":1,"move":{"at":"J9"},"text":"J9"}]"#
         );
-        assert_eq!(serde_json::to_string(&MoveList::new()).unwrap(), "[]");
+        assert_eq!(serde_json::to_string(&MoveList::new(GameKind::Gomoku)).unwrap(), "[]");
     }
 
     #[test]
     fn gives_each_move_back() {
         let list = gomoku(&[(0, "H8"), (1, "J9"), (0, "A1")]);
         assert_eq!(list.len(), 3);
-        assert_eq!(list.get(0), Some((0, r#"{"at":"H8"}"#)));
-        assert_eq!(list.get(2), Some((0, r#"{"at":"A1"}"#)));
+        assert_eq!(list.get(0), Some((0, r#"{"at":"H8"}"#.to_owned())));
+        assert_eq!(list.get(2), Some((0, r#"{"at":"A1"}"#.to_owned())));
         assert_eq!(list.get(3), None);
         assert_eq!(list.seats().collect::<Vec<_>>(), vec![0, 1, 0]);
         assert_eq!(list.seats().rposition(|seat| seat == 1), Some(1));
@@ -274,26 +319,41 @@ mod tests {
 
     #[test]
     fn a_timed_game_logs_every_clock_after_each_move() {
-        let mut list = MoveList::new();
+        let mut list = MoveList::new(GameKind::Gomoku);
         list.push(0, r#"{"at":"H8"}"#, "H8", Some(&[59_000, 60_000]));
         list.push(1, r#"{"at":"J9"}"#, "J9", Some(&[59_000, 58_500]));
-        assert_eq!(list.clocks_after(0), Some(&[59_000, 60_000][..]));
-        assert_eq!(list.last_clocks(), Some(&[59_000, 58_500][..]));
+        assert_eq!(list.clocks_after(0), Some(vec![59_000, 60_000]));
+        assert_eq!(list.last_clocks(), Some(vec![59_000, 58_500]));
         let views: Vec<Option<u64>> = list.views().map(|view| view.clock_ms).collect();
         assert_eq!(views, vec![Some(59_000), Some(58_500)]);
         list.truncate(1);
-        assert_eq!(list.last_clocks(), Some(&[59_000, 60_000][..]));
+        assert_eq!(list.last_clocks(), Some(vec![59_000, 60_000]));
         assert_eq!(list.clocks.len(), 2);
     }
 
     #[test]
+    fn a_clock_past_the_longest_reading_is_kept_as_the_longest() {
+        let mut list = MoveList::new(GameKind::Gomoku);
+        let thirty_days = 30 * 24 * 3_600_000;
+        list.push(0, r#"{"at":"H8"}"#, "H8", Some(&[thirty_days, u64::from(u32::MAX) + 5]));
+        let longest = u64::from(LONGEST_READING);
+        assert_eq!(list.last_clocks(), Some(vec![thirty_days, longest]));
+        list.push(1, r#"{"at":"J9"}"#, "J9", Some(&[u64::MAX, 0]));
+        assert_eq!(list.last_clocks(), Some(vec![longest, 0]));
+        assert_eq!(
+            list.views().map(|view| view.clock_ms).collect::<Vec<_>>(),
+            vec![Some(thirty_days), Some(0)]
+        );
+    }
+
+    #[test]
     fn moves_before_the_first_clocks_have_none() {
-        let mut list = MoveList::new();
+        let mut list = MoveList::new(GameKind::Gomoku);
         list.push(0, r#"{"at":"H8"}"#, "H8", None);
         list.push(1, r#"{"at":"J9"}"#, "J9", Some(&[1, 2]));
         list.push(0, r#"{"at":"A1"}"#, "A1", None);
         assert_eq!(list.clocks_after(0), None);
-        assert_eq!(list.clocks_after(1), Some(&[1, 2][..]));
+        assert_eq!(list.clocks_after(1), Some(vec![1, 2]));
         assert_eq!(list.clocks_after(2), None);
         assert_eq!(list.clocks_after(3), None);
         // A reading of another width than the first is not mixed into the log.
@@ -304,7 +364,7 @@ mod tests {
 
     #[test]
     fn cuts_an_overlong_notation_at_a_character() {
-        let mut list = MoveList::new();
+        let mut list = MoveList::new(GameKind::Gomoku);
         let long = "é".repeat(40_000);
         list.push(0, "null", &long, None);
         list.push(1, r#"{"at":"H8"}"#, "H8", None);
@@ -323,12 +383,122 @@ mod tests {
             let at = format!("{}{}", char::from(b'A' + (index % 15) as u8), index / 15 + 1);
             list.push((index % 2) as Seat, &format!(r#"{{"at":"{at}"}}"#), &at, None);
         }
-        let heap = |list: &MoveList| list.entries.capacity() * std::mem::size_of::<Entry>() + list.text.capacity();
-        let used = list.entries.len() * std::mem::size_of::<Entry>() + list.text.len();
+        let heap = |list: &MoveList| list.entries.capacity() * std::mem::size_of::<Entry>() + list.bytes.capacity();
+        let used = list.entries.len() * std::mem::size_of::<Entry>() + list.bytes.len();
         // While the game goes on: at most a quarter more than it uses.
         assert!(heap(&list) <= used + used / 4, "{} bytes for {used}", heap(&list));
         list.shrink_to_fit();
         assert_eq!(heap(&list), used);
         assert!(used < 225 * 24, "{used} bytes for 225 moves");
+    }
+}
+
+/// Every game's packed moves read back as the same JSON, over random games.
+#[cfg(test)]
+mod packing_tests {
+    use super::*;
+    use crate::games::AnySettings;
+    use crate::games::settings::SettingsReader;
+
+    /// Plays `games` random legal games of `kind` (seeded), checking at every position that
+    /// each legal move packs into less than half the bytes of its JSON and unpacks
+    /// to that JSON, and that the move list gives back the line played.
+    fn check_kind(kind: GameKind, games: u64) {
+        let settings = AnySettings::read(kind, &mut SettingsReader::new(serde_json::Map::new())).unwrap();
+        for seed in 1..=games {
+            let mut random = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+            let mut next = |n: usize| {
+                random ^= random << 13;
+                random ^= random >> 7;
+                random ^= random << 17;
+                (random % n as u64) as usize
+            };
+            let mut game = settings.new_game();
+            let mut list = MoveList::new(kind);
+            let mut line = Vec::new();
+            while game.outcome().is_none() && line.len() < 160 {
+                let active: Vec<Seat> = game.active_seats().iter().collect();
+                let seat = active[next(active.len())];
+                let legal = game.legal_moves_json(seat);
+                for mv in &legal {
+                    let json = mv.to_string();
+                    let mut packed = Vec::new();
+                    assert!(kind.pack_move(&json, &mut packed), "{kind:?} did not pack {json}");
+                    assert!(packed.len() < json.len() / 2, "{kind:?} packed {json} into {packed:?}");
+                    assert_eq!(kind.unpack_move(&packed).as_deref(), Some(json.as_str()), "{kind:?}");
+                }
+                let Some(choice) = legal.get(next(legal.len().max(1))).cloned() else {
+                    break;
+                };
+                let (_, normalised, text) = game.play_json_written(seat, &choice).unwrap();
+                let payload = normalised.to_string();
+                list.push(seat, &payload, &text, None);
+                line.push((seat, payload, text));
+            }
+            assert_eq!(list.len(), line.len());
+            for (view, (seat, payload, text)) in list.views().zip(&line) {
+                assert_eq!(
+                    (view.seat, view.payload.get(), view.text),
+                    (*seat, payload.as_str(), text.as_str())
+                );
+            }
+            for (index, (seat, payload, _)) in line.iter().enumerate() {
+                assert_eq!(list.get(index), Some((*seat, payload.clone())));
+            }
+        }
+    }
+
+    #[test]
+    fn gomoku_moves_pack_into_two_bytes() {
+        check_kind(GameKind::Gomoku, 6);
+        let mut packed = Vec::new();
+        assert!(GameKind::Gomoku.pack_move(r#"{"at":"O15"}"#, &mut packed));
+        assert_eq!(packed, [14, 14]);
+    }
+
+    #[test]
+    fn lines_of_action_moves_and_passes_pack() {
+        check_kind(GameKind::LinesOfAction, 6);
+        for json in [r#"{"from":"b1","to":"b3"}"#, r#"{"pass":true}"#] {
+            let mut packed = Vec::new();
+            assert!(GameKind::LinesOfAction.pack_move(json, &mut packed));
+            assert_eq!(GameKind::LinesOfAction.unpack_move(&packed).as_deref(), Some(json));
+        }
+    }
+
+    #[test]
+    fn krux_parts_and_whole_turns_pack() {
+        check_kind(GameKind::Krux, 6);
+        for json in [
+            r#"{"part":"ring","ring":"pink"}"#,
+            r#"{"part":"end"}"#,
+            r#"{"turn":[{"part":"step","to":"c2"},{"part":"push","target":"c4"},{"part":"end"}]}"#,
+            r#"{"turn":[{"part":"step","to":"c2"}]}"#,
+        ] {
+            let mut packed = Vec::new();
+            assert!(GameKind::Krux.pack_move(json, &mut packed));
+            assert_eq!(GameKind::Krux.unpack_move(&packed).as_deref(), Some(json));
+        }
+        for bad in [&[9u8, 0, 0][..], &[0, 3, 0], &[1, 2], &[0xFF, 1, 2], &[]] {
+            assert_eq!(GameKind::Krux.unpack_move(bad), None, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn bughouse_moves_pack_as_uci_text() {
+        check_kind(GameKind::Bughouse, 6);
+        let mut packed = Vec::new();
+        assert!(GameKind::Bughouse.pack_move(r#"{"uci":"N@f3"}"#, &mut packed));
+        assert_eq!(packed, b"N@f3");
+    }
+
+    #[test]
+    fn what_its_game_cannot_read_is_kept_as_json() {
+        let mut list = MoveList::new(GameKind::Bughouse);
+        list.push(0, r#"{"at":"H8"}"#, "H8", None);
+        list.push(1, r#"{"uci":"e2e4"}"#, "e4", None);
+        assert_eq!(list.get(0), Some((0, r#"{"at":"H8"}"#.to_owned())));
+        assert_eq!(list.get(1), Some((1, r#"{"uci":"e2e4"}"#.to_owned())));
+        assert!(list.entries[0].as_json && !list.entries[1].as_json);
     }
 }

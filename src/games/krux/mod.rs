@@ -547,6 +547,15 @@ impl Rules for Krux {
     type Move = KruxMove;
     type View = KruxView;
 
+    /// Three bytes a part ([`KruxMove::pack`]).
+    fn pack(mv: &KruxMove, out: &mut Vec<u8>) {
+        mv.pack(out);
+    }
+
+    fn unpack(bytes: &[u8]) -> Option<KruxMove> {
+        KruxMove::unpack(bytes)
+    }
+
     fn read_settings(reader: &mut SettingsReader) -> Result<KruxSettings, SettingError> {
         let start_position = reader
             .take::<String>("start_position")?

@@ -89,6 +89,81 @@ struct TurnWire {
     turn: Vec<Part>,
 }
 
+/// Marks a whole turn in a packed move (a part's first byte, its kind, is below 9).
+const TURN_BYTE: u8 = 0xFF;
+
+impl Part {
+    /// Three bytes: the kind's place in [`Part::KINDS`], then the square's column and row
+    /// (a ring: its place in [`Ring::ALL`]; `end`: two zeros).
+    fn pack(self, out: &mut Vec<u8>) {
+        let (kind, a, b) = match self {
+            Part::Ring { ring } => (0, Ring::ALL.iter().position(|&r| r == ring).unwrap_or(0) as u8, 0),
+            Part::Step { to } => (1, to.col(), to.row()),
+            Part::Push { target } => (2, target.col(), target.row()),
+            Part::Pull { target } => (3, target.col(), target.row()),
+            Part::PickUp { target } => (4, target.col(), target.row()),
+            Part::SetDown { to } => (5, to.col(), to.row()),
+            Part::Jump { to } => (6, to.col(), to.row()),
+            Part::Swap { target } => (7, target.col(), target.row()),
+            Part::End {} => (8, 0, 0),
+        };
+        out.extend_from_slice(&[kind, a, b]);
+    }
+
+    /// The part [`Part::pack`] wrote as these three bytes.
+    fn unpack([kind, a, b]: [u8; 3]) -> Option<Part> {
+        let square = || Square::new(a, b);
+        Some(match kind {
+            0 => Part::Ring {
+                ring: *Ring::ALL.get(usize::from(a))?,
+            },
+            1 => Part::Step { to: square()? },
+            2 => Part::Push { target: square()? },
+            3 => Part::Pull { target: square()? },
+            4 => Part::PickUp { target: square()? },
+            5 => Part::SetDown { to: square()? },
+            6 => Part::Jump { to: square()? },
+            7 => Part::Swap { target: square()? },
+            8 => Part::End {},
+            _ => return None,
+        })
+    }
+}
+
+impl KruxMove {
+    /// A part in three bytes ([`Part::pack`]); a whole turn as [`TURN_BYTE`] and then its
+    /// parts'.
+    pub(super) fn pack(&self, out: &mut Vec<u8>) {
+        match self {
+            KruxMove::Part(part) => part.pack(out),
+            KruxMove::Turn(parts) => {
+                out.push(TURN_BYTE);
+                for part in parts {
+                    part.pack(out);
+                }
+            }
+        }
+    }
+
+    /// The move [`KruxMove::pack`] wrote as `bytes`.
+    pub(super) fn unpack(bytes: &[u8]) -> Option<KruxMove> {
+        let parts = |bytes: &[u8]| -> Option<Vec<Part>> {
+            let chunks = bytes.chunks_exact(3);
+            if !chunks.remainder().is_empty() {
+                return None;
+            }
+            chunks
+                .map(|chunk| Part::unpack([chunk[0], chunk[1], chunk[2]]))
+                .collect()
+        };
+        match bytes.split_first()? {
+            (&TURN_BYTE, rest) => parts(rest).map(KruxMove::Turn),
+            _ if bytes.len() == 3 => parts(bytes)?.pop().map(KruxMove::Part),
+            _ => None,
+        }
+    }
+}
+
 impl Serialize for KruxMove {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         match self {

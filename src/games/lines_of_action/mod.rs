@@ -261,10 +261,30 @@ impl LinesOfAction {
     }
 }
 
+/// A pass in a packed move list (a square's index is below 64).
+const PASS_BYTE: u8 = 0xFF;
+
 impl Rules for LinesOfAction {
     type Settings = LoaSettings;
     type Move = LoaMove;
     type View = LoaView;
+
+    /// Two bytes, the squares' indexes, for a step; one byte, [`PASS_BYTE`], for a pass.
+    fn pack(mv: &LoaMove, out: &mut Vec<u8>) {
+        match *mv {
+            LoaMove::Step { from, to } => out.extend_from_slice(&[from.index(), to.index()]),
+            LoaMove::Pass => out.push(PASS_BYTE),
+        }
+    }
+
+    fn unpack(bytes: &[u8]) -> Option<LoaMove> {
+        let square = |index: u8| Square::new(index % 8, index / 8);
+        match *bytes {
+            [from, to] => Some(LoaMove::step(square(from)?, square(to)?)),
+            [PASS_BYTE] => Some(LoaMove::Pass),
+            _ => None,
+        }
+    }
 
     fn read_settings(reader: &mut SettingsReader) -> Result<LoaSettings, SettingError> {
         let simultaneous = match reader.take_choice("simultaneous", Simultaneous::NAMES)? {

@@ -97,7 +97,7 @@ impl TableActor {
         // The line the players saw: every move, less those taken back.
         let line: Vec<&MoveRow> = crate::records::line_of(&row.moves, |record| record.takeback_to);
         let mut game = self.settings.game.new_game();
-        let mut moves = MoveList::new();
+        let mut moves = MoveList::new(game.kind());
         let mut replayed = true;
         for mv in &line {
             match game.play_json_written(mv.seat, &mv.payload) {
@@ -140,7 +140,7 @@ impl TableActor {
         if game.outcome().is_some() {
             moves.shrink_to_fit();
         }
-        let clocks = self.clocks_after(moves.last_clocks(), &game, row.deadline);
+        let clocks = self.clocks_after(moves.last_clocks().as_deref(), &game, row.deadline);
         let current = CurrentGame {
             id: row.id,
             number: row.number,

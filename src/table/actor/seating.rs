@@ -346,7 +346,7 @@ impl TableActor {
             number,
             sides,
             game,
-            moves: MoveList::new(),
+            moves: MoveList::new(self.settings.game.kind()),
             records: 0,
             new_game_agreed: Vec::new(),
             undo_agreed: Vec::new(),

@@ -118,7 +118,7 @@ impl TableActor {
         let mut game = self.settings.game.new_game();
         for (seat, payload) in (0..keep).filter_map(|index| current.moves.get(index)) {
             // These moves were legal in this order a moment ago; the rules are pure.
-            let payload: serde_json::Value = serde_json::from_str(payload).unwrap_or_default();
+            let payload: serde_json::Value = serde_json::from_str(&payload).unwrap_or_default();
             if let Err(err) = game.play_json(seat, &payload) {
                 tracing::error!(table = %self.id, error = %err, "a kept move did not replay for a take-back");
                 return Err(Refusal::new(
@@ -128,7 +128,7 @@ impl TableActor {
             }
         }
         let readings = keep.checked_sub(1).and_then(|last| current.moves.clocks_after(last));
-        let clocks = self.clocks_after(readings, &game, None);
+        let clocks = self.clocks_after(readings.as_deref(), &game, None);
         let now = tokio::time::Instant::now();
         let deadline = clocks.as_ref().and_then(|clocks| super::wall_deadline(clocks, now));
         let record = current.records + 1;

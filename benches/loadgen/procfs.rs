@@ -23,6 +23,11 @@ pub fn ticks_to_duration(ticks: u64) -> Duration {
 
 /// User plus system CPU time of process `pid` (all its threads), in clock ticks.
 pub fn process_ticks(pid: u32) -> Option<u64> {
+    user_and_system_ticks(pid).map(|(user, system)| user + system)
+}
+
+/// The user and the system CPU time of process `pid` (all its threads), in clock ticks.
+fn user_and_system_ticks(pid: u32) -> Option<(u64, u64)> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     // The command name (field 2) is in parentheses and may hold spaces: count from after it.
     let after_name = &stat[stat.rfind(')')? + 1..];
@@ -30,7 +35,7 @@ pub fn process_ticks(pid: u32) -> Option<u64> {
     // Fields 14 (utime) and 15 (stime) of proc(5); `fields[0]` is field 3.
     let utime: u64 = fields.get(11)?.parse().ok()?;
     let stime: u64 = fields.get(12)?.parse().ok()?;
-    Some(utime + stime)
+    Some((utime, stime))
 }
 
 /// Our own CPU time in clock ticks.
@@ -205,6 +210,8 @@ pub fn nofile_of(pid: u32) -> Option<u64> {
 pub struct CpuSample {
     pub at: std::time::Instant,
     pub server: Option<u64>,
+    /// The server's system (kernel) time alone, of `server_pid` only.
+    pub server_system: Option<u64>,
     pub postgres: Option<(u64, usize)>,
     pub own: u64,
     pub machine: MachineTicks,
@@ -220,6 +227,10 @@ impl CpuSample {
             server: server_pid
                 .and_then(process_ticks)
                 .map(|ticks| ticks + more_servers.iter().filter_map(|pid| process_ticks(*pid)).sum::<u64>()),
+            server_system: server_pid
+                .filter(|_| more_servers.is_empty())
+                .and_then(user_and_system_ticks)
+                .map(|(_, system)| system),
             postgres: pg.map(postgres_ticks),
             own: own_ticks(),
             machine: machine_ticks(),
@@ -232,6 +243,8 @@ impl CpuSample {
 pub struct CpuUse {
     pub wall: Duration,
     pub server: Option<Duration>,
+    /// Of `server`, the time in the kernel (one server only).
+    pub server_system: Option<Duration>,
     pub postgres: Option<Duration>,
     /// PostgreSQL processes at the end of the window.
     pub postgres_processes: usize,
@@ -251,6 +264,7 @@ impl CpuUse {
         CpuUse {
             wall,
             server: delta(start.server, end.server),
+            server_system: delta(start.server_system, end.server_system),
             postgres: delta(start.postgres.map(|p| p.0), end.postgres.map(|p| p.0)),
             postgres_processes: end.postgres.map_or(0, |p| p.1),
             own: ticks_to_duration(end.own.saturating_sub(start.own)),

@@ -231,6 +231,7 @@ pub fn cpu_report(cpu: &CpuUse, moves: Option<u64>) -> (Vec<String>, Value) {
         ));
     };
     row("server", cpu.server);
+    row("  of which kernel", cpu.server_system);
     row(&format!("postgres ({} procs)", cpu.postgres_processes), cpu.postgres);
     row("load generator", Some(cpu.own));
     row("other load", Some(cpu.other()));
@@ -253,6 +254,8 @@ pub fn cpu_report(cpu: &CpuUse, moves: Option<u64>) -> (Vec<String>, Value) {
         "machine_busy_cpu_s": round3(cpu.machine_busy.as_secs_f64()),
         "machine_cores": (cpu.cores * 10.0).round() / 10.0,
         "server_us_per_move": opt_per(cpu.server),
+        "server_system_cpu_s": opt(cpu.server_system),
+        "server_system_us_per_move": opt_per(cpu.server_system),
         "postgres_us_per_move": opt_per(cpu.postgres),
         "loadgen_us_per_move": opt_per(Some(cpu.own)),
     });

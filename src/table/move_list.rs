@@ -4,10 +4,10 @@
 //!
 //! A long game's move list is most of a live table's memory, so it is stored in three flat
 //! vectors rather than a struct with two strings per move: 8 bytes a move, its packed form
-//! ([`crate::games::Rules::pack`]: two bytes for a Gomoku or Lines of Action move, a
-//! Bughouse move's four or five UCI characters) and its notation, plus 4 bytes a seat in a
-//! timed game, where a struct of owned strings took some 130. The move's JSON is written
-//! again from its packed form when a snapshot lists the moves.
+//! ([`crate::games::Rules::pack`]: two bytes for a Gomoku or Lines of Action move, three
+//! for a Krux part, a Bughouse move's four or five UCI characters) and its notation, plus
+//! 4 bytes a seat in a timed game, where a struct of owned strings took some 130. The
+//! move's JSON is written again from its packed form when a snapshot lists the moves.
 
 use serde::ser::{Serialize, SerializeSeq, Serializer};
 use serde_json::value::RawValue;

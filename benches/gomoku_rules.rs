@@ -193,6 +193,12 @@ fn view(c: &mut Criterion) {
     group.bench_function("view_and_json_half_full", |b| {
         b.iter(|| serde_json::to_string(&black_box(&half).view()).expect("a view serialises"))
     });
+    // What a `moved` event carries: the view built and serialised, against the text the
+    // game writes from its cells (`Rules::view_text`).
+    group.bench_function("view_as_json_text_half_full", |b| {
+        b.iter(|| spelbord::games::json_text(&black_box(&half).view()))
+    });
+    group.bench_function("view_text_half_full", |b| b.iter(|| black_box(&half).view_text()));
     group.finish();
 }
 

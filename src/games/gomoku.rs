@@ -224,6 +224,30 @@ pub struct GomokuView {
     pub lines: Vec<Vec<Square>>,
 }
 
+/// The board's rows as [`GomokuView::board`] writes them (top row first), serialised
+/// from the cells through one row-sized buffer.
+struct Rows<'a> {
+    cells: &'a [Option<Mark>],
+    size: usize,
+}
+
+impl Serialize for Rows<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq;
+        let rows = self.cells.chunks(self.size.max(1));
+        let mut seq = serializer.serialize_seq(Some(rows.len()))?;
+        let mut text = [b'.'; MAX_SIZE as usize];
+        for row in rows.rev() {
+            let row = &row[..row.len().min(text.len())];
+            for (place, cell) in row.iter().enumerate() {
+                text[place] = cell.map_or(b'.', |mark| mark.symbol() as u8);
+            }
+            seq.serialize_element(std::str::from_utf8(&text[..row.len()]).unwrap_or_default())?;
+        }
+        seq.end()
+    }
+}
+
 /// A game of Gomoku in progress or finished.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Gomoku {
@@ -467,6 +491,31 @@ impl Rules for Gomoku {
             move_count: self.moves.len(),
             lines: self.lines.clone(),
         }
+    }
+
+    /// Written from the cells, without the view's row strings (a `moved` event's largest
+    /// part); the same text as the view's JSON (tested).
+    fn view_text(&self) -> Box<serde_json::value::RawValue> {
+        #[derive(Serialize)]
+        struct ViewText<'a> {
+            size: u8,
+            board: Rows<'a>,
+            to_move: Option<&'static str>,
+            last_move: Option<Square>,
+            move_count: usize,
+            lines: &'a [Vec<Square>],
+        }
+        super::json_text(&ViewText {
+            size: self.size,
+            board: Rows {
+                cells: &self.cells,
+                size: usize::from(self.size),
+            },
+            to_move: self.to_move().and_then(Mark::of_seat).map(Mark::role),
+            last_move: self.moves.last().copied(),
+            move_count: self.moves.len(),
+            lines: &self.lines,
+        })
     }
 
     fn move_text(&self, _seat: Seat, mv: &GomokuMove) -> String {
@@ -1424,17 +1473,20 @@ mod tests {
 
         /// After every move: the game is won by a line exactly when a brute-force scan of
         /// the whole board finds a qualifying run, and the reported lines are exactly the
-        /// qualifying runs through the last stone.
+        /// qualifying runs through the last stone. And the view's text, written from the
+        /// cells, is the view's JSON.
         #[test]
         fn wins_match_brute_force(
             settings in any_settings(),
             picks in prop::collection::vec((any::<usize>(), any::<bool>()), 1..361),
         ) {
             let mut g = Gomoku::new(&settings);
+            prop_assert_eq!(g.view_text().to_string(), crate::games::json_text(&g.view()).to_string());
             for (pick, near) in picks {
                 let Some((seat, next)) = pick_legal(&g, pick, near) else { break };
                 g.play(seat, &next).map_err(|err| TestCaseError::fail(err.to_string()))?;
                 check_after_move(&g, settings.variant)?;
+                prop_assert_eq!(g.view_text().to_string(), crate::games::json_text(&g.view()).to_string());
             }
         }
 

@@ -290,6 +290,12 @@ pub trait Rules: Sized + Clone {
     /// The public state of the game.
     fn view(&self) -> Self::View;
 
+    /// [`Rules::view`] as JSON text: what every `moved` event carries. A game may write it
+    /// without building its view first; the text must be the view's.
+    fn view_text(&self) -> Box<serde_json::value::RawValue> {
+        json_text(&self.view())
+    }
+
     /// Every legal move for `seat` now (for bots, tests and perft).
     fn legal_moves(&self, seat: Seat) -> Vec<Self::Move>;
 
@@ -573,7 +579,7 @@ impl AnyGame {
     /// [`Self::view`] as JSON text, serialised straight from the game's view (no `Value`
     /// tree in between): what every `moved` event carries.
     pub fn view_text(&self) -> Box<serde_json::value::RawValue> {
-        with_game!(self, game => json_text(&game.view()))
+        with_game!(self, game => game.view_text())
     }
 
     pub fn legal_moves_json(&self, seat: Seat) -> Vec<Value> {

@@ -166,28 +166,22 @@ impl TableActor {
         let name = holder.name();
         let bot = holder.bot();
         let shown = holder.clone();
-        let stored = match (holder.key(), bot) {
-            (Some(key), _) => self.store.take_seat(&self.id, seat, key.as_bytes(), &name).await,
-            (None, Some(strength)) => self.store.seat_bot(&self.id, seat, &name, strength.id()).await,
-            (None, None) => Ok(()),
-        };
-        stored.map_err(Refusal::storage)?;
         let mut seats = self.seats.clone();
-        seats.sit(seat, holder);
+        seats.sit(seat, holder.clone());
         let start = if seats.is_full() {
+            // The last seat starts the game, whose one statement stores every seat, this
+            // one included: nothing to store before it, nothing to undo when it fails.
             let plan = StartPlan::NewSeries {
                 shuffle: self.settings.seating == Seating::Random,
             };
-            match self.store_start(seats.clone(), plan).await {
-                Ok(start) => Some(start),
-                Err(err) => {
-                    if let Err(undo) = self.store.free_seat(&self.id, seat).await {
-                        tracing::error!(error = %undo, "could not undo a seat after a failed start");
-                    }
-                    return Err(Refusal::storage(err));
-                }
-            }
+            Some(self.store_start(seats.clone(), plan).await.map_err(Refusal::storage)?)
         } else {
+            let stored = match (holder.key(), bot) {
+                (Some(key), _) => self.store.take_seat(&self.id, seat, key.as_bytes(), &name).await,
+                (None, Some(strength)) => self.store.seat_bot(&self.id, seat, &name, strength.id()).await,
+                (None, None) => Ok(()),
+            };
+            stored.map_err(Refusal::storage)?;
             None
         };
         self.seats = seats;

@@ -167,7 +167,7 @@ impl TableActor {
         let bot = holder.bot();
         let shown = holder.clone();
         let mut seats = self.seats.clone();
-        seats.sit(seat, holder.clone());
+        seats.sit(seat, holder);
         let start = if seats.is_full() {
             // The last seat starts the game, whose one statement stores every seat, this
             // one included: nothing to store before it, nothing to undo when it fails.
@@ -176,7 +176,7 @@ impl TableActor {
             };
             Some(self.store_start(seats.clone(), plan).await.map_err(Refusal::storage)?)
         } else {
-            let stored = match (holder.key(), bot) {
+            let stored = match (shown.key(), bot) {
                 (Some(key), _) => self.store.take_seat(&self.id, seat, key.as_bytes(), &name).await,
                 (None, Some(strength)) => self.store.seat_bot(&self.id, seat, &name, strength.id()).await,
                 (None, None) => Ok(()),

@@ -1,6 +1,6 @@
 //! The memory of a live table's parts that grow with its game, for every game (issue 12's
 //! "≤ 16 KB per live table"): random legal games of each kind are played through the
-//! rules, each move kept in a [`MoveList`] as the table keeps it (its JSON, its notation and,
+//! rules, each move kept in a [`MoveList`] as the table keeps it (packed, its notation and,
 //! as in a timed game, every seat's clock after it), and a counting allocator reads the
 //! heap the move list and the game's state hold at 50, 100, 200, 300 and 400 plies and
 //! when the game ends.
@@ -102,12 +102,11 @@ fn play_one(settings: &AnySettings, seed: u64) -> (Vec<Sample>, Sample) {
             break;
         }
         let choice: Value = legal[random.below(legal.len())].clone();
-        let Ok((_, normalised, text)) = game.play_json_written(seat, &choice) else {
+        let Ok((_, _, written)) = game.play_json_written(seat, &choice) else {
             panic!("a legal move was refused: {choice}");
         };
-        let payload = serde_json::to_string(&normalised).expect("a move serialises");
         let before = live();
-        moves.push(seat, &payload, &text, Some(&clocks));
+        moves.push(seat, &written.packed, &written.text, Some(&clocks));
         list_heap = list_heap.saturating_add_signed(live() - before);
         plies += 1;
         if CHECKPOINTS.contains(&plies) {

@@ -451,6 +451,15 @@ pub fn json_text<T: Serialize>(value: &T) -> Box<serde_json::value::RawValue> {
         .unwrap_or_default()
 }
 
+/// A move as a move list keeps it: its notation and its packed form ([`Rules::pack`]).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WrittenMove {
+    /// The move in its game's notation ([`Rules::move_text`]).
+    pub text: String,
+    /// The move in its game's few bytes; [`GameKind::unpack_move`] gives its JSON back.
+    pub packed: Vec<u8>,
+}
+
 /// Decodes `payload` as a move of `G` and plays it; returns the move as understood.
 fn play_as<G: Rules>(
     game: &mut G,
@@ -458,16 +467,23 @@ fn play_as<G: Rules>(
     seat: Seat,
     payload: &Value,
     write: bool,
-) -> Result<(Played, Value, Option<String>), MoveError> {
+) -> Result<(Played, Value, Option<WrittenMove>), MoveError> {
     let mv = G::Move::deserialize(payload).map_err(|err| BadMove {
         game: id,
         detail: err.to_string(),
     })?;
     let normal = game.normalised(seat, &mv);
     // Written from the position before the move (check and mate marks included).
-    let text = write.then(|| game.move_text(seat, &normal));
+    let written = write.then(|| {
+        let mut packed = Vec::new();
+        G::pack(&normal, &mut packed);
+        WrittenMove {
+            text: game.move_text(seat, &normal),
+            packed,
+        }
+    });
     let played = game.play(seat, &mv)?;
-    Ok((played, encode(&normal), text))
+    Ok((played, encode(&normal), written))
 }
 
 /// Whether `payload` reads as a move of `G` (the game value only picks the type).
@@ -487,36 +503,14 @@ pub enum MoveError {
     Illegal(#[from] RuleError),
 }
 
-/// A move's JSON packed by its game's [`Rules::pack`] onto `out`; false (and `out` as it
-/// was) when it is not a move of `G`.
-fn pack_as<G: Rules>(payload: &str, out: &mut Vec<u8>) -> bool {
-    match serde_json::from_str::<G::Move>(payload) {
-        Ok(mv) => {
-            G::pack(&mv, out);
-            true
-        }
-        Err(_) => false,
-    }
-}
-
-/// The JSON of a move packed by [`pack_as`].
+/// The JSON of a move packed by [`Rules::pack`].
 fn unpack_as<G: Rules>(packed: &[u8]) -> Option<String> {
     G::unpack(packed).and_then(|mv| serde_json::to_string(&mv).ok())
 }
 
 impl GameKind {
-    /// Packs a move of this game given as its JSON (as stored and broadcast) onto `out`,
-    /// in the game's few bytes; false (and `out` as it was) when it is not one.
-    pub fn pack_move(self, payload: &str, out: &mut Vec<u8>) -> bool {
-        match self {
-            GameKind::Gomoku => pack_as::<gomoku::Gomoku>(payload, out),
-            GameKind::LinesOfAction => pack_as::<lines_of_action::LinesOfAction>(payload, out),
-            GameKind::Krux => pack_as::<krux::Krux>(payload, out),
-            GameKind::Bughouse => pack_as::<bughouse::Bughouse>(payload, out),
-        }
-    }
-
-    /// The JSON of a move [`GameKind::pack_move`] packed; `None` if `packed` is not one.
+    /// The JSON of a move of this game packed by its [`Rules::pack`] (as
+    /// [`AnyGame::play_json_written`] gives it); `None` if `packed` is not one.
     pub fn unpack_move(self, packed: &[u8]) -> Option<String> {
         match self {
             GameKind::Gomoku => unpack_as::<gomoku::Gomoku>(packed),
@@ -546,12 +540,17 @@ impl AnyGame {
     }
 
     /// [`AnyGame::play_json`], also returning the move in the game's notation
-    /// ([`Rules::move_text`], written before it is played), from the one decoding of the
-    /// payload: for the table, its restore and the records, which list moves.
-    pub fn play_json_written(&mut self, seat: Seat, payload: &Value) -> Result<(Played, Value, String), MoveError> {
+    /// ([`Rules::move_text`], written before it is played) and packed ([`Rules::pack`]),
+    /// from the one decoding of the payload: for the table, its restore and the records,
+    /// which list moves.
+    pub fn play_json_written(
+        &mut self,
+        seat: Seat,
+        payload: &Value,
+    ) -> Result<(Played, Value, WrittenMove), MoveError> {
         let id = self.kind().id();
         with_game!(self, game => play_as(game, id, seat, payload, true))
-            .map(|(played, normalised, text)| (played, normalised, text.unwrap_or_default()))
+            .map(|(played, normalised, written)| (played, normalised, written.unwrap_or_default()))
     }
 
     /// Checks that a payload reads as a move of this game (not whether it is legal now).

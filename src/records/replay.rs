@@ -67,7 +67,7 @@ pub fn replay(record: &GameRecord) -> Result<Replay<'_>, ReplayError> {
     let line = line_of(&record.records, |r| r.takeback_to);
     let mut moves = Vec::with_capacity(line.len());
     for (index, mv) in line.into_iter().enumerate() {
-        let (_, _, text) = game
+        let (_, _, written) = game
             .play_json_written(mv.seat, &mv.payload)
             .map_err(|error| ReplayError {
                 ply: mv.ply,
@@ -77,7 +77,7 @@ pub fn replay(record: &GameRecord) -> Result<Replay<'_>, ReplayError> {
         moves.push(ReplayedMove {
             number: u32::try_from(index + 1).unwrap_or(u32::MAX),
             record: mv,
-            text,
+            text: written.text,
             view: game.view(),
         });
     }

@@ -30,8 +30,6 @@ struct Entry {
     /// How long the notation is (it follows the packed move).
     text_len: u16,
     seat: Seat,
-    /// The move is kept as its JSON text, not packed (its game could not read it).
-    as_json: bool,
 }
 
 impl Entry {
@@ -93,28 +91,24 @@ impl MoveList {
         self.entries.is_empty()
     }
 
-    /// Adds the next move: `payload` is its JSON text, `text` its notation, `clocks_ms`
-    /// every seat's clock after it (`None` when the game is untimed).
-    pub fn push(&mut self, seat: Seat, payload: &str, text: &str, clocks_ms: Option<&[u64]>) {
+    /// Adds the next move: `packed` is the move as its game packed it
+    /// ([`crate::games::WrittenMove`]), `text` its notation, `clocks_ms` every seat's clock
+    /// after it (`None` when the game is untimed).
+    pub fn push(&mut self, seat: Seat, packed: &[u8], text: &str, clocks_ms: Option<&[u64]>) {
         // A notation is a few characters (a whole Krux turn a few dozen): cut at 64 KiB.
         let text = &text[..text.floor_char_boundary(usize::from(u16::MAX))];
-        // The JSON is the longest a packed move can be.
-        if let Some(more) = room_to_add(self.bytes.len(), self.bytes.capacity(), payload.len() + text.len(), 256) {
+        if let Some(more) = room_to_add(self.bytes.len(), self.bytes.capacity(), packed.len() + text.len(), 256) {
             self.bytes.reserve_exact(more);
         }
         if let Some(more) = room_to_add(self.entries.len(), self.entries.capacity(), 1, 16) {
             self.entries.reserve_exact(more);
         }
-        let as_json = !self.kind.pack_move(payload, &mut self.bytes);
-        if as_json {
-            self.bytes.extend_from_slice(payload.as_bytes());
-        }
+        self.bytes.extend_from_slice(packed);
         self.bytes.extend_from_slice(text.as_bytes());
         self.entries.push(Entry {
             text_end: offset(self.bytes.len()),
             text_len: u16::try_from(text.len()).unwrap_or(u16::MAX),
             seat,
-            as_json,
         });
         self.log_clocks(clocks_ms);
     }
@@ -186,13 +180,9 @@ impl MoveList {
 
     /// The JSON text of the `index`th move, whose entry is `entry`.
     fn payload(&self, index: usize, entry: &Entry) -> String {
-        let kept = &self.bytes[self.start(index)..entry.move_end()];
-        let json = if entry.as_json {
-            std::str::from_utf8(kept).ok().map(str::to_owned)
-        } else {
-            self.kind.unpack_move(kept)
-        };
-        json.unwrap_or_else(|| "null".to_owned())
+        self.kind
+            .unpack_move(&self.bytes[self.start(index)..entry.move_end()])
+            .unwrap_or_else(|| "null".to_owned())
     }
 
     /// The clock log's reading after the `index`th move, when it has one.
@@ -259,14 +249,37 @@ impl Serialize for MoveList {
     }
 }
 
+/// A move of `kind` given as its JSON, packed by its game; `None` if it is not one.
+#[cfg(test)]
+fn packed(kind: GameKind, json: &str) -> Option<Vec<u8>> {
+    use crate::games::{Rules, bughouse::Bughouse, gomoku::Gomoku, krux::Krux, lines_of_action::LinesOfAction};
+    fn pack<G: Rules>(json: &str) -> Option<Vec<u8>> {
+        let mv: G::Move = serde_json::from_str(json).ok()?;
+        let mut out = Vec::new();
+        G::pack(&mv, &mut out);
+        Some(out)
+    }
+    match kind {
+        GameKind::Gomoku => pack::<Gomoku>(json),
+        GameKind::LinesOfAction => pack::<LinesOfAction>(json),
+        GameKind::Krux => pack::<Krux>(json),
+        GameKind::Bughouse => pack::<Bughouse>(json),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// A Gomoku stone on `at`, packed.
+    fn stone(at: &str) -> Vec<u8> {
+        packed(GameKind::Gomoku, &format!(r#"{{"at":"{at}"}}"#)).unwrap()
+    }
+
     fn gomoku(moves: &[(Seat, &str)]) -> MoveList {
         let mut list = MoveList::new(GameKind::Gomoku);
         for (seat, at) in moves {
-            list.push(*seat, &format!(r#"{{"at":"{at}"}}"#), at, None);
+            list.push(*seat, &stone(at), at, None);
         }
         list
     }
@@ -297,7 +310,7 @@ mod tests {
         let mut list = gomoku(&[(0, "H8"), (1, "J9"), (0, "A1")]);
         list.truncate(1);
         assert_eq!(list.len(), 1);
-        list.push(1, r#"{"at":"O15"}"#, "O15", None);
+        list.push(1, &stone("O15"), "O15", None);
         assert_eq!(
             serde_json::to_string(&list).unwrap(),
             r#"[{"ply":1,"seat":0,"move":{"at":"H8"},"text":"H8"},{"ply":2,"seat":1,"move":{"at":"O15"},"text":"O15"}]"#
@@ -320,8 +333,8 @@ mod tests {
     #[test]
     fn a_timed_game_logs_every_clock_after_each_move() {
         let mut list = MoveList::new(GameKind::Gomoku);
-        list.push(0, r#"{"at":"H8"}"#, "H8", Some(&[59_000, 60_000]));
-        list.push(1, r#"{"at":"J9"}"#, "J9", Some(&[59_000, 58_500]));
+        list.push(0, &stone("H8"), "H8", Some(&[59_000, 60_000]));
+        list.push(1, &stone("J9"), "J9", Some(&[59_000, 58_500]));
         assert_eq!(list.clocks_after(0), Some(vec![59_000, 60_000]));
         assert_eq!(list.last_clocks(), Some(vec![59_000, 58_500]));
         let views: Vec<Option<u64>> = list.views().map(|view| view.clock_ms).collect();
@@ -335,10 +348,10 @@ mod tests {
     fn a_clock_past_the_longest_reading_is_kept_as_the_longest() {
         let mut list = MoveList::new(GameKind::Gomoku);
         let thirty_days = 30 * 24 * 3_600_000;
-        list.push(0, r#"{"at":"H8"}"#, "H8", Some(&[thirty_days, u64::from(u32::MAX) + 5]));
+        list.push(0, &stone("H8"), "H8", Some(&[thirty_days, u64::from(u32::MAX) + 5]));
         let longest = u64::from(LONGEST_READING);
         assert_eq!(list.last_clocks(), Some(vec![thirty_days, longest]));
-        list.push(1, r#"{"at":"J9"}"#, "J9", Some(&[u64::MAX, 0]));
+        list.push(1, &stone("J9"), "J9", Some(&[u64::MAX, 0]));
         assert_eq!(list.last_clocks(), Some(vec![longest, 0]));
         assert_eq!(
             list.views().map(|view| view.clock_ms).collect::<Vec<_>>(),
@@ -349,15 +362,15 @@ mod tests {
     #[test]
     fn moves_before_the_first_clocks_have_none() {
         let mut list = MoveList::new(GameKind::Gomoku);
-        list.push(0, r#"{"at":"H8"}"#, "H8", None);
-        list.push(1, r#"{"at":"J9"}"#, "J9", Some(&[1, 2]));
-        list.push(0, r#"{"at":"A1"}"#, "A1", None);
+        list.push(0, &stone("H8"), "H8", None);
+        list.push(1, &stone("J9"), "J9", Some(&[1, 2]));
+        list.push(0, &stone("A1"), "A1", None);
         assert_eq!(list.clocks_after(0), None);
         assert_eq!(list.clocks_after(1), Some(vec![1, 2]));
         assert_eq!(list.clocks_after(2), None);
         assert_eq!(list.clocks_after(3), None);
         // A reading of another width than the first is not mixed into the log.
-        list.push(1, r#"{"at":"B2"}"#, "B2", Some(&[1, 2, 3]));
+        list.push(1, &stone("B2"), "B2", Some(&[1, 2, 3]));
         assert_eq!(list.clocks_after(3), None);
         assert_eq!(list.clocks.len(), 8);
     }
@@ -366,8 +379,8 @@ mod tests {
     fn cuts_an_overlong_notation_at_a_character() {
         let mut list = MoveList::new(GameKind::Gomoku);
         let long = "é".repeat(40_000);
-        list.push(0, "null", &long, None);
-        list.push(1, r#"{"at":"H8"}"#, "H8", None);
+        list.push(0, &[], &long, None);
+        list.push(1, &stone("H8"), "H8", None);
         let views: Vec<MoveView> = list.views().collect();
         assert_eq!(views[0].text.len(), 65_534);
         assert_eq!(views[0].payload.get(), "null");
@@ -381,7 +394,7 @@ mod tests {
         let mut list = gomoku(&[]);
         for index in 0..225 {
             let at = format!("{}{}", char::from(b'A' + (index % 15) as u8), index / 15 + 1);
-            list.push((index % 2) as Seat, &format!(r#"{{"at":"{at}"}}"#), &at, None);
+            list.push((index % 2) as Seat, &stone(&at), &at, None);
         }
         let heap = |list: &MoveList| list.entries.capacity() * std::mem::size_of::<Entry>() + list.bytes.capacity();
         let used = list.entries.len() * std::mem::size_of::<Entry>() + list.bytes.len();
@@ -422,18 +435,17 @@ mod packing_tests {
                 let legal = game.legal_moves_json(seat);
                 for mv in &legal {
                     let json = mv.to_string();
-                    let mut packed = Vec::new();
-                    assert!(kind.pack_move(&json, &mut packed), "{kind:?} did not pack {json}");
+                    let packed = packed(kind, &json).unwrap_or_else(|| panic!("{kind:?} did not pack {json}"));
                     assert!(packed.len() < json.len() / 2, "{kind:?} packed {json} into {packed:?}");
                     assert_eq!(kind.unpack_move(&packed).as_deref(), Some(json.as_str()), "{kind:?}");
                 }
                 let Some(choice) = legal.get(next(legal.len().max(1))).cloned() else {
                     break;
                 };
-                let (_, normalised, text) = game.play_json_written(seat, &choice).unwrap();
+                let (_, normalised, written) = game.play_json_written(seat, &choice).unwrap();
                 let payload = normalised.to_string();
-                list.push(seat, &payload, &text, None);
-                line.push((seat, payload, text));
+                list.push(seat, &written.packed, &written.text, None);
+                line.push((seat, payload, written.text));
             }
             assert_eq!(list.len(), line.len());
             for (view, (seat, payload, text)) in list.views().zip(&line) {
@@ -451,17 +463,14 @@ mod packing_tests {
     #[test]
     fn gomoku_moves_pack_into_two_bytes() {
         check_kind(GameKind::Gomoku, 6);
-        let mut packed = Vec::new();
-        assert!(GameKind::Gomoku.pack_move(r#"{"at":"O15"}"#, &mut packed));
-        assert_eq!(packed, [14, 14]);
+        assert_eq!(packed(GameKind::Gomoku, r#"{"at":"O15"}"#), Some(vec![14, 14]));
     }
 
     #[test]
     fn lines_of_action_moves_and_passes_pack() {
         check_kind(GameKind::LinesOfAction, 6);
         for json in [r#"{"from":"b1","to":"b3"}"#, r#"{"pass":true}"#] {
-            let mut packed = Vec::new();
-            assert!(GameKind::LinesOfAction.pack_move(json, &mut packed));
+            let packed = packed(GameKind::LinesOfAction, json).unwrap();
             assert_eq!(GameKind::LinesOfAction.unpack_move(&packed).as_deref(), Some(json));
         }
     }
@@ -475,8 +484,7 @@ mod packing_tests {
             r#"{"turn":[{"part":"step","to":"c2"},{"part":"push","target":"c4"},{"part":"end"}]}"#,
             r#"{"turn":[{"part":"step","to":"c2"}]}"#,
         ] {
-            let mut packed = Vec::new();
-            assert!(GameKind::Krux.pack_move(json, &mut packed));
+            let packed = packed(GameKind::Krux, json).unwrap();
             assert_eq!(GameKind::Krux.unpack_move(&packed).as_deref(), Some(json));
         }
         for bad in [&[9u8, 0, 0][..], &[0, 3, 0], &[1, 2], &[0xFF, 1, 2], &[]] {
@@ -487,18 +495,15 @@ mod packing_tests {
     #[test]
     fn bughouse_moves_pack_as_uci_text() {
         check_kind(GameKind::Bughouse, 6);
-        let mut packed = Vec::new();
-        assert!(GameKind::Bughouse.pack_move(r#"{"uci":"N@f3"}"#, &mut packed));
-        assert_eq!(packed, b"N@f3");
+        assert_eq!(packed(GameKind::Bughouse, r#"{"uci":"N@f3"}"#), Some(b"N@f3".to_vec()));
     }
 
     #[test]
-    fn what_its_game_cannot_read_is_kept_as_json() {
+    fn a_move_its_game_cannot_read_is_listed_as_null() {
         let mut list = MoveList::new(GameKind::Bughouse);
-        list.push(0, r#"{"at":"H8"}"#, "H8", None);
-        list.push(1, r#"{"uci":"e2e4"}"#, "e4", None);
-        assert_eq!(list.get(0), Some((0, r#"{"at":"H8"}"#.to_owned())));
+        list.push(0, &[0xFF, 0], "H8", None);
+        list.push(1, b"e2e4", "e4", None);
+        assert_eq!(list.get(0), Some((0, "null".to_owned())));
         assert_eq!(list.get(1), Some((1, r#"{"uci":"e2e4"}"#.to_owned())));
-        assert!(list.entries[0].as_json && !list.entries[1].as_json);
     }
 }

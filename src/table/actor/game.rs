@@ -70,7 +70,7 @@ impl TableActor {
             return Err(Refusal::new(ErrorCode::NotYourTurn, "It is not your turn."));
         }
         let mut next = current.game.clone();
-        let (played, normalised, text) = next.play_json_written(seat, payload).map_err(|err| match err {
+        let (played, normalised, written) = next.play_json_written(seat, payload).map_err(|err| match err {
             MoveError::Malformed(bad) => Refusal::new(ErrorCode::BadMove, format!("{bad}.")),
             MoveError::Illegal(illegal) => Refusal {
                 code: ErrorCode::IllegalMove,
@@ -125,7 +125,9 @@ impl TableActor {
         if let Some(current) = self.current.as_mut() {
             current.game = next;
             current.clocks = clocks;
-            current.moves.push(seat, payload.get(), &text, clocks_ms.as_deref());
+            current
+                .moves
+                .push(seat, &written.packed, &written.text, clocks_ms.as_deref());
             current.records = record_number;
             if offer_lapses {
                 current.draw_agreed.clear();
@@ -140,7 +142,7 @@ impl TableActor {
             ply,
             seat,
             payload,
-            text,
+            text: written.text,
             state,
             to_move,
             clocks: clock_view.clone(),

@@ -101,13 +101,12 @@ impl TableActor {
         let mut replayed = true;
         for mv in &line {
             match game.play_json_written(mv.seat, &mv.payload) {
-                Ok((_, _, text)) => {
+                Ok((_, _, written)) => {
                     let clocks_ms: Option<Vec<u64>> = mv
                         .clocks_ms
                         .as_ref()
                         .map(|ms| ms.iter().map(|ms| u64::try_from(*ms).unwrap_or(0)).collect());
-                    let payload = crate::games::json_text(&mv.payload);
-                    moves.push(mv.seat, payload.get(), &text, clocks_ms.as_deref());
+                    moves.push(mv.seat, &written.packed, &written.text, clocks_ms.as_deref());
                 }
                 Err(err) => {
                     tracing::error!(table = %self.id, ply = mv.ply, error = %err, "a stored move no longer replays");

@@ -222,15 +222,13 @@ impl CpuSample {
     /// cluster's processes; `Some(Some(pid))`: that postmaster's and its children's).
     /// `more_servers`' ticks are added to the server's (several nodes).
     pub fn take(server_pid: Option<u32>, more_servers: &[u32], pg: Option<Option<u32>>) -> CpuSample {
+        let server = server_pid.and_then(user_and_system_ticks);
         CpuSample {
             at: std::time::Instant::now(),
-            server: server_pid
-                .and_then(process_ticks)
-                .map(|ticks| ticks + more_servers.iter().filter_map(|pid| process_ticks(*pid)).sum::<u64>()),
-            server_system: server_pid
-                .filter(|_| more_servers.is_empty())
-                .and_then(user_and_system_ticks)
-                .map(|(_, system)| system),
+            server: server.map(|(user, system)| {
+                user + system + more_servers.iter().filter_map(|pid| process_ticks(*pid)).sum::<u64>()
+            }),
+            server_system: server.filter(|_| more_servers.is_empty()).map(|(_, system)| system),
             postgres: pg.map(postgres_ticks),
             own: own_ticks(),
             machine: machine_ticks(),

@@ -1,34 +1,48 @@
 //! Group commit (`store::writer`) against a real PostgreSQL: the moves of many games
 //! written at once are all stored, each answered only when committed, with their clocks and
 //! deadlines; one game's bad move (a ply stored twice) is refused alone, and the other games'
-//! moves of the same batch are stored all the same.
+//! moves of the same batch are stored all the same. Games' starts and ends go through the
+//! same batches: many at once, mixed with moves, are all stored as their own statements
+//! stored them, and a bad one is refused alone.
 
 mod common;
 
 use common::{TestApp, spawn_app};
 use serde_json::json;
+use spelbord::games::Outcome;
 use spelbord::store::Store;
-use spelbord::store::games::{MoveRecord, PlayerRecord};
+use spelbord::store::games::{MoveRecord, NewSeries, PlayerRecord, ResultRecord, SeriesLink, SeriesRecord};
+use spelbord::table::series::{SeriesFormat, SeriesResult, Standing};
 use sqlx::Row;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-/// Starts a game at a new Gomoku table; its id.
-async fn started_game(app: &TestApp, store: &Store) -> Uuid {
+/// A new Gomoku table's id.
+async fn new_table(app: &TestApp) -> String {
     let created = app.create_table(json!({"game": "gomoku"})).await;
-    let table = created["id"].as_str().unwrap().to_owned();
-    let players: Vec<PlayerRecord> = ["X", "O"]
+    created["id"].as_str().unwrap().to_owned()
+}
+
+/// Two people, seats 0 and 1 (X and O), on sides 0 and 1.
+fn two_players() -> Vec<PlayerRecord> {
+    ["X", "O"]
         .iter()
         .enumerate()
         .map(|(seat, role)| PlayerRecord {
             seat: seat as u8,
             role: (*role).to_owned(),
-            player_key: Some(vec![seat as u8; 32]),
+            player_key: Some(vec![seat as u8 + 0xa0; 32]),
             name: format!("P{seat}"),
             bot: None,
             side: seat as u8,
         })
-        .collect();
+        .collect()
+}
+
+/// Starts a game at a new Gomoku table; its id.
+async fn started_game(app: &TestApp, store: &Store) -> Uuid {
+    let table = new_table(app).await;
+    let players = two_players();
     let id = Uuid::new_v4();
     store
         .start_game(id, &table, 1, &players, None, &common::single_game_series(1))
@@ -144,4 +158,261 @@ async fn a_bad_move_is_refused_alone_and_the_rest_of_its_batch_is_stored() {
         .await
         .unwrap();
     assert_eq!(stored, 19);
+}
+
+#[tokio::test]
+async fn starts_moves_and_ends_of_many_games_written_at_once_are_all_stored() {
+    let app = spawn_app().await;
+    let store = Store::new(app.pool.clone());
+    // Ten games in play (each with a move), ten to end, and ten tables to start a game at.
+    let mut playing = Vec::new();
+    let mut ending = Vec::new();
+    for i in 0..20 {
+        let game = started_game(&app, &store).await;
+        assert!(write(&store, game, 1, None, None).await);
+        if i % 2 == 0 {
+            playing.push(game)
+        } else {
+            ending.push(game)
+        }
+    }
+    let mut tables = Vec::new();
+    for _ in 0..10 {
+        tables.push(new_table(&app).await);
+    }
+    let outcome = Outcome::from_stored("win", &[1], "five_in_a_row", json!({"lines": [["A1", "A5"]]}));
+    let series_of_ending: Vec<Uuid> = {
+        let mut ids = Vec::new();
+        for game in &ending {
+            ids.push(
+                sqlx::query_scalar("SELECT series_id FROM games WHERE id = $1")
+                    .bind(game)
+                    .fetch_one(&app.pool)
+                    .await
+                    .unwrap(),
+            );
+        }
+        ids
+    };
+    let started: Vec<Uuid> = (0..10).map(|_| Uuid::new_v4()).collect();
+    let mut tasks = Vec::new();
+    for (table, game) in tables.iter().zip(&started) {
+        let (store, table, game) = (store.clone(), table.clone(), *game);
+        tasks.push(tokio::spawn(async move {
+            let link = SeriesLink {
+                id: Uuid::new_v4(),
+                game: 1,
+                rated: false,
+                new: Some(NewSeries {
+                    number: 1,
+                    format: SeriesFormat::BestOf3,
+                    sides: ["Ann", "Bo"],
+                }),
+            };
+            store
+                .start_game(game, &table, 1, &two_players(), None, &link)
+                .await
+                .is_ok()
+        }));
+    }
+    for game in &playing {
+        let (store, game) = (store.clone(), *game);
+        tasks.push(tokio::spawn(async move { write(&store, game, 2, None, None).await }));
+    }
+    for (game, series) in ending.iter().zip(&series_of_ending) {
+        let (store, game, series, outcome) = (store.clone(), *game, *series, outcome.clone());
+        tasks.push(tokio::spawn(async move {
+            let payload = spelbord::games::json_text(&json!({"at": "A5"}));
+            let last = MoveRecord {
+                ply: 2,
+                seat: 1,
+                payload: &payload,
+                clocks_ms: Some(&[1_000, 2_000]),
+                deadline: None,
+            };
+            let result = ResultRecord {
+                outcome: &outcome,
+                move_count: 2,
+                series: Some(SeriesRecord {
+                    id: series,
+                    standings: [
+                        Standing {
+                            wins: 0,
+                            draws: 0,
+                            losses: 1,
+                        },
+                        Standing {
+                            wins: 1,
+                            draws: 0,
+                            losses: 0,
+                        },
+                    ],
+                    result: Some(SeriesResult::Won { side: 1 }),
+                }),
+                rating: None,
+            };
+            store.append_move(game, last, Some(result)).await.is_ok()
+        }));
+    }
+    for task in futures_util::future::join_all(tasks).await {
+        assert!(task.unwrap(), "every start, move and end is stored");
+    }
+
+    // The starts: each game, its players, the table's seats and its new series with sides.
+    let players: Vec<(String, Vec<u8>, i16)> =
+        sqlx::query_as("SELECT p.role, p.player_key, p.side FROM game_players p WHERE p.game_id = $1 ORDER BY p.seat")
+            .bind(started[3])
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        players,
+        vec![("X".to_owned(), vec![0xa0; 32], 0), ("O".to_owned(), vec![0xa1; 32], 1)]
+    );
+    let seats: Vec<(i16, Vec<u8>, String)> =
+        sqlx::query_as("SELECT seat, player_key, name FROM seats WHERE table_id = $1 ORDER BY seat")
+            .bind(&tables[3])
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        seats,
+        vec![
+            (0, vec![0xa0; 32], "P0".to_owned()),
+            (1, vec![0xa1; 32], "P1".to_owned())
+        ]
+    );
+    let series: (String, i32, String, i64) = sqlx::query_as(
+        "SELECT s.format, g.number, string_agg(ss.players, ',' ORDER BY ss.side), count(ss.side)
+           FROM games g JOIN series s ON s.id = g.series_id JOIN series_sides ss ON ss.series_id = s.id
+          WHERE g.id = $1 GROUP BY s.format, g.number",
+    )
+    .bind(started[3])
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(series, ("best_of_3".to_owned(), 1, "Ann,Bo".to_owned(), 2));
+
+    // The moves.
+    let second_moves: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE game_id = ANY($1) AND ply = 2")
+        .bind(&playing)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(second_moves, 10);
+
+    // The ends: the last move with its clocks, the game finished, its result with the
+    // players, the series' standings and result.
+    let end = sqlx::query(
+        "SELECT m.payload, m.clocks_ms, g.status, g.ended_at IS NOT NULL AS ended, r.outcome, r.winners,
+                r.reason, r.detail, r.move_count, r.players
+           FROM games g JOIN results r ON r.game_id = g.id JOIN moves m ON m.game_id = g.id AND m.ply = 2
+          WHERE g.id = $1",
+    )
+    .bind(ending[4])
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(end.get::<serde_json::Value, _>("payload"), json!({"at": "A5"}));
+    assert_eq!(end.get::<Option<Vec<i64>>, _>("clocks_ms"), Some(vec![1_000, 2_000]));
+    assert_eq!(end.get::<String, _>("status"), "finished");
+    assert!(end.get::<bool, _>("ended"));
+    assert_eq!(end.get::<String, _>("outcome"), "win");
+    assert_eq!(end.get::<Vec<i16>, _>("winners"), vec![1]);
+    assert_eq!(end.get::<String, _>("reason"), "five_in_a_row");
+    assert_eq!(
+        end.get::<serde_json::Value, _>("detail"),
+        json!({"lines": [["A1", "A5"]]})
+    );
+    assert_eq!(end.get::<i32, _>("move_count"), 2);
+    assert_eq!(
+        end.get::<serde_json::Value, _>("players"),
+        json!([{"seat": 0, "role": "X", "name": "P0"}, {"seat": 1, "role": "O", "name": "P1"}])
+    );
+    let decided: (String, Option<String>, Option<i16>, Vec<i32>) = sqlx::query_as(
+        "SELECT s.status, s.result, s.winner, array_agg(ss.points ORDER BY ss.side)
+           FROM series s JOIN series_sides ss ON ss.series_id = s.id WHERE s.id = $1
+          GROUP BY s.status, s.result, s.winner",
+    )
+    .bind(series_of_ending[4])
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        decided,
+        ("decided".to_owned(), Some("win".to_owned()), Some(1), vec![0, 3])
+    );
+    let results: i64 = sqlx::query_scalar("SELECT count(*) FROM results")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(results, 10);
+}
+
+#[tokio::test]
+async fn a_bad_start_is_refused_alone_and_the_rest_of_its_batch_is_stored() {
+    let app = spawn_app().await;
+    let store = Store::new(app.pool.clone());
+    let existing = started_game(&app, &store).await;
+    let mut tables = Vec::new();
+    for _ in 0..12 {
+        tables.push(new_table(&app).await);
+    }
+    // Twelve starts at once; the sixth reuses a stored game's id, breaking its primary key.
+    let starts = tables.iter().enumerate().map(|(i, table)| {
+        let (store, table) = (store.clone(), table.clone());
+        let game = if i == 5 { existing } else { Uuid::new_v4() };
+        tokio::spawn(async move {
+            store
+                .start_game(game, &table, 1, &two_players(), None, &common::single_game_series(1))
+                .await
+                .is_ok()
+        })
+    });
+    let started: Vec<bool> = futures_util::future::join_all(starts)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    for (i, ok) in started.iter().enumerate() {
+        assert_eq!(*ok, i != 5, "start {i}: only the repeated game id is refused");
+    }
+    let games: i64 = sqlx::query_scalar("SELECT count(*) FROM games WHERE table_id = ANY($1)")
+        .bind(&tables)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(games, 11);
+    let refused: i64 = sqlx::query_scalar("SELECT count(*) FROM seats WHERE table_id = $1")
+        .bind(&tables[5])
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(refused, 0, "the refused start changed nothing at its table");
+}
+
+#[tokio::test]
+async fn a_started_games_deadline_is_stored_to_the_microsecond() {
+    let app = spawn_app().await;
+    let store = Store::new(app.pool.clone());
+    let table = new_table(&app).await;
+    let deadline = OffsetDateTime::now_utc().replace_nanosecond(123_456_789).unwrap() + time::Duration::minutes(3);
+    let game = Uuid::new_v4();
+    store
+        .start_game(
+            game,
+            &table,
+            1,
+            &two_players(),
+            Some(deadline),
+            &common::single_game_series(1),
+        )
+        .await
+        .unwrap();
+    let stored: OffsetDateTime = sqlx::query_scalar("SELECT deadline FROM games WHERE id = $1")
+        .bind(game)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(stored, deadline.replace_nanosecond(123_456_000).unwrap());
 }

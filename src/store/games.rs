@@ -1,8 +1,10 @@
 //! Queries on games, their moves and their results.
 
+use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
+use super::writer::{Parts, QueuedGame, QueuedMove, Write};
 use super::{Store, StoreError};
 use crate::games::Outcome;
 use crate::ratings::{RatedGame, RatingChange};
@@ -90,74 +92,47 @@ impl Store {
         series: &SeriesLink<'_>,
     ) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("start_game");
-        // One statement, so one round trip and atomic by itself (the foreign keys between
-        // its parts are checked at its end; a failing lease check fails all of it): the
-        // series and its sides when the game starts one, the table's seats as the game
-        // starts with them, the game and its players.
-        let (series_number, series_format, side_numbers, side_names) = match &series.new {
-            Some(new) => (
-                Some(count(new.number)),
-                Some(new.format.id()),
-                vec![0i16, 1],
-                new.sides.iter().map(|side| (*side).to_owned()).collect(),
-            ),
-            None => (None, None, Vec::new(), Vec::new()),
-        };
-        let seats: Vec<i16> = players.iter().map(|p| i16::from(p.seat)).collect();
-        let roles: Vec<&str> = players.iter().map(|p| p.role.as_str()).collect();
-        let keys: Vec<Option<&[u8]>> = players.iter().map(|p| p.player_key.as_deref()).collect();
-        let names: Vec<&str> = players.iter().map(|p| p.name.as_str()).collect();
-        let bots: Vec<Option<&str>> = players.iter().map(|p| p.bot).collect();
-        let sides: Vec<i16> = players.iter().map(|p| i16::from(p.side)).collect();
+        // Stored with the other tables' writes of its batch (group commit, migration 0013):
+        // the series and its sides when the game starts one, the table's seats as the game
+        // starts with them, the game and its players; a lost lease fails it.
         let (lease_table, lease_node, lease_epoch) = self.lease_args();
-        sqlx::query(
-            "WITH new_series AS (
-                 INSERT INTO series (id, table_id, number, format)
-                 SELECT $1, $2, $3, $4 WHERE $4::text IS NOT NULL
-             ), new_sides AS (
-                 INSERT INTO series_sides (series_id, side, players)
-                 SELECT $1, side, players FROM UNNEST($5::smallint[], $6::text[]) AS s(side, players)
-             ), freed AS (
-                 DELETE FROM seats WHERE table_id = $2 AND NOT (seat = ANY($7::smallint[]))
-             ), seated AS (
-                 INSERT INTO seats (table_id, seat, player_key, name, bot)
-                 SELECT $2, seat, player_key, name, bot
-                   FROM UNNEST($7::smallint[], $9::bytea[], $10::text[], $11::text[]) AS p(seat, player_key, name, bot)
-                 ON CONFLICT (table_id, seat) DO UPDATE
-                    SET player_key = EXCLUDED.player_key, name = EXCLUDED.name, bot = EXCLUDED.bot, sat_at = now()
-             ), game AS (
-                 INSERT INTO games (id, table_id, number, deadline, series_id, series_game, rated)
-                 SELECT $13, $2, $14, $15, $1, $16, $17 WHERE spelbord_hold_lease($18, $19, $20)
-             )
-             INSERT INTO game_players (game_id, seat, role, player_key, name, bot, side)
-             SELECT $13, seat, role, player_key, name, bot, side
-               FROM UNNEST($7::smallint[], $8::text[], $9::bytea[], $10::text[], $11::text[], $12::smallint[])
-                 AS p(seat, role, player_key, name, bot, side)",
-        )
-        .bind(series.id)
-        .bind(table_id)
-        .bind(series_number)
-        .bind(series_format)
-        .bind(&side_numbers)
-        .bind(&side_names)
-        .bind(&seats)
-        .bind(&roles)
-        .bind(&keys)
-        .bind(&names)
-        .bind(&bots)
-        .bind(&sides)
-        .bind(game_id)
-        .bind(count(number))
-        .bind(deadline)
-        .bind(count(series.game))
-        .bind(series.rated)
-        .bind(lease_table)
-        .bind(lease_node)
-        .bind(lease_epoch)
-        .execute(self.pool())
-        .await
-        .map_err(|err| self.write_error(err))?;
-        Ok(())
+        let start = StartJson {
+            game_id,
+            table_id,
+            number: count(number),
+            deadline: deadline.map(timestamp_text).transpose()?,
+            series_id: series.id,
+            series_game: count(series.game),
+            rated: series.rated,
+            series_number: series.new.as_ref().map(|new| count(new.number)),
+            series_format: series.new.as_ref().map(|new| new.format.id()),
+            series_sides: series.new.as_ref().map(|new| {
+                new.sides
+                    .iter()
+                    .zip(0i16..)
+                    .map(|(players, side)| SideJson { side, players })
+                    .collect()
+            }),
+            players: players
+                .iter()
+                .map(|p| PlayerJson {
+                    seat: i16::from(p.seat),
+                    role: &p.role,
+                    key: p.player_key.as_deref().map(hex),
+                    name: &p.name,
+                    bot: p.bot,
+                    side: i16::from(p.side),
+                })
+                .collect(),
+            lease_table,
+            lease_node,
+            lease_epoch,
+        };
+        let json = serde_json::to_string(&start)?;
+        let lease = self.lease.clone();
+        self.writer
+            .write(self.pool(), Write::Start(QueuedGame { json, lease }))
+            .await
     }
 
     /// Stores a move and, if it ended the game, the result (and the players' new ratings
@@ -170,7 +145,7 @@ impl Store {
     ) -> Result<Vec<RatingChange>, StoreError> {
         let Some(result) = result else {
             // Most moves: stored together with other tables' moves (group commit).
-            let queued = super::writer::QueuedMove {
+            let queued = QueuedMove {
                 game_id,
                 ply: count(mv.ply),
                 seat: i16::from(mv.seat),
@@ -179,7 +154,7 @@ impl Store {
                 deadline: mv.deadline,
                 lease: self.lease.clone(),
             };
-            self.writer.write(self.pool(), queued).await?;
+            self.writer.write(self.pool(), Write::Move(queued)).await?;
             return Ok(Vec::new());
         };
         // The last move of a game goes with the game's end, in one statement; a rated
@@ -229,107 +204,197 @@ impl Store {
         self.end_game(game_id, None, &result).await
     }
 
-    /// Stores a game's end ([`Self::store_end`]), and at a rated table the players' new
-    /// ratings in the same transaction (returned).
+    /// Stores a game's end: with the other tables' writes of its batch (group commit), or
+    /// at a rated table in a transaction of its own with the players' new ratings
+    /// (returned).
     async fn end_game(
         &self,
         game_id: Uuid,
         last_move: Option<&MoveRecord<'_>>,
         result: &ResultRecord<'_>,
     ) -> Result<Vec<RatingChange>, StoreError> {
-        let mut conn = self.pool().acquire().await?;
+        let json = self.end_json(game_id, last_move, result)?;
         let Some(game) = result.rating else {
-            self.store_end(&mut conn, game_id, last_move, result).await?;
+            let lease = self.lease.clone();
+            self.writer
+                .write(self.pool(), Write::End(QueuedGame { json, lease }))
+                .await?;
             return Ok(Vec::new());
         };
-        let mut tx = sqlx::Connection::begin(&mut *conn).await?;
-        self.store_end(&mut tx, game_id, last_move, result).await?;
+        let mut tx = self.pool().begin().await?;
+        super::writer::store_batch(&mut *tx, &Parts::end(&json))
+            .await
+            .map_err(|err| self.write_error(err))?;
         let changes = super::ratings::rate_game(&mut tx, game_id, game, result.outcome).await?;
         tx.commit().await?;
         Ok(changes)
     }
 
-    /// A game's end in one statement (one round trip, and one commit when it runs alone;
-    /// it was up to six round trips in a transaction): the lease check, the last move
-    /// when a move ended the game, the game marked finished, its result, and its series'
-    /// standings with the series' result once decided.
-    async fn store_end(
+    /// A game's end as one object of the batch function's `ends` (migration 0013): the
+    /// lease to check, the last move when a move ended the game, its result, and its
+    /// series' standings with the series' result once decided.
+    fn end_json(
         &self,
-        conn: &mut sqlx::PgConnection,
         game_id: Uuid,
         last_move: Option<&MoveRecord<'_>>,
         result: &ResultRecord<'_>,
-    ) -> Result<(), StoreError> {
+    ) -> Result<String, StoreError> {
         let (lease_table, lease_node, lease_epoch) = self.lease_args();
-        let clocks: Option<Vec<i64>> = last_move
-            .and_then(|mv| mv.clocks_ms)
-            .map(|clocks| clocks.iter().map(|ms| i64::try_from(*ms).unwrap_or(i64::MAX)).collect());
-        let winners: Vec<i16> = result.outcome.winners().iter().map(|seat| i16::from(*seat)).collect();
-        let detail = (!result.outcome.detail.is_null()).then_some(&result.outcome.detail);
+        let winners: Vec<u64> = result.outcome.winners().iter().map(|seat| u64::from(*seat)).collect();
         let series = result.series.as_ref();
-        let sides: Vec<i16> = if series.is_some() { vec![0, 1] } else { Vec::new() };
-        let standing = |of: fn(&Standing) -> u32| -> Vec<i32> {
-            series.map_or_else(Vec::new, |series| {
-                series.standings.iter().map(|s| count(of(s))).collect()
-            })
-        };
         let (series_result, series_winner) = match series.and_then(|series| series.result) {
             Some(SeriesResult::Won { side }) => (Some("win"), Some(i16::from(side))),
             Some(SeriesResult::Tie) => (Some("tie"), None),
             None => (None, None),
         };
-        // `checked` is read by the move and the result, so it runs first; the lease check
-        // raises (and the whole statement does nothing) when another node holds the table.
-        sqlx::query(
-            "WITH checked AS (
-                 SELECT spelbord_hold_lease($1, $2, $3) AS held
-             ), moved AS (
-                 INSERT INTO moves (game_id, ply, seat, payload, clocks_ms)
-                 SELECT $4, $5, $6, $7, $8 FROM checked WHERE checked.held AND $5::integer IS NOT NULL
-             ), ended AS (
-                 UPDATE games SET status = 'finished', ended_at = now(), deadline = NULL WHERE id = $4
-             ), standings AS (
-                 UPDATE series_sides ss SET wins = s.wins, draws = s.draws, losses = s.losses, points = s.points
-                   FROM UNNEST($15::smallint[], $16::integer[], $17::integer[], $18::integer[], $19::integer[])
-                        AS s(side, wins, draws, losses, points)
-                  WHERE ss.series_id = $14 AND ss.side = s.side
-             ), decided AS (
-                 UPDATE series SET status = 'decided', result = $20, winner = $21, ended_at = now()
-                  WHERE id = $14 AND $20::text IS NOT NULL
-             )
-             INSERT INTO results (game_id, outcome, winners, reason, detail, move_count, players, started_at, ended_at)
-             SELECT g.id, $9, $10, $11, $12, $13,
-                    (SELECT coalesce(jsonb_agg(jsonb_strip_nulls(jsonb_build_object('seat', p.seat, 'role', p.role, 'name', p.name, 'bot', p.bot)) ORDER BY p.seat), '[]'::jsonb)
-                       FROM game_players p WHERE p.game_id = g.id),
-                    g.started_at, now()
-               FROM games g, checked WHERE g.id = $4 AND checked.held",
-        )
-        .bind(lease_table)
-        .bind(lease_node)
-        .bind(lease_epoch)
-        .bind(game_id)
-        .bind(last_move.map(|mv| count(mv.ply)))
-        .bind(last_move.map(|mv| i16::from(mv.seat)))
-        .bind(last_move.map(|mv| sqlx::types::Json(mv.payload)))
-        .bind(clocks)
-        .bind(result.outcome.kind())
-        .bind(&winners)
-        .bind(result.outcome.reason.as_str())
-        .bind(detail)
-        .bind(count(result.move_count))
-        .bind(series.map(|series| series.id))
-        .bind(&sides)
-        .bind(standing(|s| s.wins))
-        .bind(standing(|s| s.draws))
-        .bind(standing(|s| s.losses))
-        .bind(standing(Standing::points))
-        .bind(series_result)
-        .bind(series_winner)
-        .execute(&mut *conn)
-        .await
-        .map_err(|err| self.write_error(err))?;
-        Ok(())
+        let end = EndJson {
+            game_id,
+            ply: last_move.map(|mv| count(mv.ply)),
+            seat: last_move.map(|mv| i16::from(mv.seat)),
+            payload: last_move.map(|mv| mv.payload),
+            clocks: last_move.and_then(|mv| mv.clocks_ms).map(super::writer::clocks_literal),
+            outcome: result.outcome.kind(),
+            winners: super::writer::clocks_literal(&winners),
+            reason: result.outcome.reason.as_str(),
+            detail: (!result.outcome.detail.is_null()).then_some(&result.outcome.detail),
+            move_count: count(result.move_count),
+            series_id: series.map(|series| series.id),
+            standings: series.map(|series| {
+                series
+                    .standings
+                    .iter()
+                    .zip(0i16..)
+                    .map(|(standing, side)| StandingJson {
+                        side,
+                        wins: count(standing.wins),
+                        draws: count(standing.draws),
+                        losses: count(standing.losses),
+                        points: count(standing.points()),
+                    })
+                    .collect()
+            }),
+            series_result,
+            series_winner,
+            lease_table,
+            lease_node,
+            lease_epoch,
+        };
+        Ok(serde_json::to_string(&end)?)
     }
+}
+
+/// A game's start, as `spelbord_store_batch` reads it (migration 0013).
+#[derive(Serialize)]
+struct StartJson<'a> {
+    game_id: Uuid,
+    table_id: &'a str,
+    number: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deadline: Option<String>,
+    series_id: Uuid,
+    series_game: i32,
+    rated: bool,
+    /// Set when the game starts its series: the series' number, format and sides.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    series_number: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    series_format: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    series_sides: Option<Vec<SideJson<'a>>>,
+    players: Vec<PlayerJson<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_table: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_node: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_epoch: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct SideJson<'a> {
+    side: i16,
+    players: &'a str,
+}
+
+#[derive(Serialize)]
+struct PlayerJson<'a> {
+    seat: i16,
+    role: &'a str,
+    /// A person's key in hex; absent for a bot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bot: Option<&'a str>,
+    side: i16,
+}
+
+/// A game's end, as `spelbord_store_batch` reads it (migration 0013).
+#[derive(Serialize)]
+struct EndJson<'a> {
+    game_id: Uuid,
+    /// The move that ended the game, when one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ply: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seat: Option<i16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    payload: Option<&'a serde_json::value::RawValue>,
+    /// Every seat's clock after that move, as a Postgres array literal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    clocks: Option<String>,
+    outcome: &'a str,
+    /// The winning seats as a Postgres array literal (`{0}`, `{}` for a draw).
+    winners: String,
+    reason: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    detail: Option<&'a serde_json::Value>,
+    move_count: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    series_id: Option<Uuid>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    standings: Option<Vec<StandingJson>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    series_result: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    series_winner: Option<i16>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_table: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_node: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_epoch: Option<i64>,
+}
+
+#[derive(Serialize)]
+struct StandingJson {
+    side: i16,
+    wins: i32,
+    draws: i32,
+    losses: i32,
+    points: i32,
+}
+
+/// Bytes as lowercase hex (Postgres `decode(…, 'hex')` reads it back).
+fn hex(bytes: &[u8]) -> String {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    let mut text = String::with_capacity(bytes.len() * 2);
+    for byte in bytes {
+        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
+        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
+    }
+    text
+}
+
+/// A time as RFC 3339 text to the microsecond (what Postgres keeps), so that the database
+/// reads back exactly the time a bound parameter would have given it.
+fn timestamp_text(at: OffsetDateTime) -> Result<String, StoreError> {
+    let micros = at.nanosecond() / 1_000 * 1_000;
+    let at = at
+        .to_offset(time::UtcOffset::UTC)
+        .replace_nanosecond(micros)
+        .unwrap_or(at);
+    Ok(at.format(&time::format_description::well_known::Rfc3339)?)
 }
 
 /// A move or game count as stored (`integer`); counts never come near `i32::MAX`.

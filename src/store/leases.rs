@@ -4,7 +4,7 @@
 //! advisory lock it holds on a connection of its own ([`Membership`]). A table is served by
 //! the node holding its lease; every acquisition raises the lease's epoch, and every write
 //! a table makes checks its (node, epoch) in the same statement or transaction (the SQL
-//! function `spelbord_hold_lease`; the group commit's `spelbord_store_moves`, behind its
+//! function `spelbord_hold_lease`; the group commit's `spelbord_store_batch`, behind its
 //! node's write fence, in `writer`), so a node that lost a table can never store anything
 //! for it.
 
@@ -245,14 +245,20 @@ impl Store {
     /// A write's error: [`StoreError::LeaseLost`] (and the lease marked lost) when its
     /// `spelbord_hold_lease` found the table served by another node.
     pub(super) fn write_error(&self, err: sqlx::Error) -> StoreError {
-        let lost = err
-            .as_database_error()
-            .and_then(|db| db.code())
-            .is_some_and(|code| code == LEASE_LOST_STATE);
-        match (&self.lease, lost) {
-            (Some(lease), true) => lease_lost(lease),
-            _ => StoreError::Database(err),
-        }
+        lease_error(err, self.lease.as_deref())
+    }
+}
+
+/// A write's error: [`StoreError::LeaseLost`] (and `lease` marked lost) when
+/// `spelbord_hold_lease` found the table served by another node.
+pub(super) fn lease_error(err: sqlx::Error, lease: Option<&Lease>) -> StoreError {
+    let lost = err
+        .as_database_error()
+        .and_then(|db| db.code())
+        .is_some_and(|code| code == LEASE_LOST_STATE);
+    match (lease, lost) {
+        (Some(lease), true) => lease_lost(lease),
+        _ => StoreError::Database(err),
     }
 }
 

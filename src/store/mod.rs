@@ -3,7 +3,8 @@
 //! - [`local_pg`]: a private PostgreSQL cluster for development and tests.
 //! - [`tables`]: tables and who holds their seats.
 //! - [`games`]: games, their moves and their results.
-//! - [`writer`]: group commit: the moves of every table stored together, one commit a batch.
+//! - [`writer`]: group commit: the moves, starts and ends of every table stored together, one
+//!   commit a batch.
 //! - [`chat`]: chat lines, and a table's recent ones.
 //! - [`records`]: games read back for the records API.
 //! - [`ratings`]: players' ratings, updated with each rated game's result.
@@ -47,8 +48,12 @@ pub enum StoreError {
     LocalPostgres(#[from] LocalPgError),
     #[error("the stored player-token secret has the wrong length")]
     BadSecret,
-    #[error("the move writer has stopped")]
+    #[error("the group-commit writer has stopped")]
     WriterGone,
+    #[error("encoding a write: {0}")]
+    Encode(#[from] serde_json::Error),
+    #[error("a time the database cannot store: {0}")]
+    Time(#[from] time::error::Format),
     /// Another node serves the table now: this node may store nothing more for it.
     #[error("another node has taken the table over")]
     LeaseLost,
@@ -59,7 +64,7 @@ pub enum StoreError {
 pub struct Store {
     pool: PgPool,
     /// Group commit for moves (its task starts with the first move).
-    writer: writer::MoveWriter,
+    writer: writer::BatchWriter,
     /// A table actor's store: the lease every write of the table is fenced with.
     lease: Option<Arc<leases::Lease>>,
 }
@@ -77,7 +82,7 @@ impl Store {
     pub fn new(pool: PgPool) -> Store {
         Store {
             pool,
-            writer: writer::MoveWriter::default(),
+            writer: writer::BatchWriter::default(),
             lease: None,
         }
     }

@@ -1,39 +1,42 @@
-//! Group commit for moves: one writer task stores the moves of every table that arrive
-//! while its previous write is in flight, in one statement and one commit, and answers
-//! each table when the batch is durable.
+//! Group commit: one writer task stores the moves, and the games' starts and ends, of
+//! every table that arrive while its previous write is in flight, in one statement and one
+//! commit, and answers each table when the batch is durable.
 //!
-//! A table waits for its own move before it announces it, exactly as with a write of its
+//! A table waits for its own write before it announces it, exactly as with a write of its
 //! own; what changes is that a hundred tables' moves cost Postgres one round trip, one
-//! statement and one WAL flush instead of a hundred. A table has at most one move in
-//! flight (its actor waits for it), so a batch holds at most one move per game.
+//! statement and one WAL flush instead of a hundred. A table has at most one write in
+//! flight (its actor waits for it), so a batch holds at most one write per game, and a
+//! game's start is committed before its first move is queued.
 //!
-//! Each move carries its table's lease: the statement stores only the moves whose lease is
-//! still their table's, and answers the others [`StoreError::LeaseLost`]. It holds its
-//! node's write fence (migration 0010) shared until it commits, so no node takes a table
-//! of this one over, nor does this one release one, while a batch is in flight; a batch
-//! that waited for such a change reads the leases after it.
+//! Each write carries its table's lease. The statement (migration 0013's
+//! `spelbord_store_batch`) stores only the moves whose lease is still their table's, and
+//! answers the others [`StoreError::LeaseLost`]; a start or an end whose lease is lost
+//! fails the statement, as its own statement did before. It holds its node's write fence
+//! (migration 0010) shared until it commits, so no node takes a table of this one over, nor
+//! does this one release one, while a batch is in flight; a batch that waited for such a
+//! change reads the leases after it.
 //!
-//! Should a batch fail as a whole (a constraint broken by one of its moves, say), each of
-//! its moves is written again on its own, so that one table's bad row cannot refuse
-//! another table's move; in a database outage they all fail, and each table tells its
-//! player `storage_unavailable` as before.
+//! Should a batch fail as a whole (a lost lease of a start or an end, or a constraint broken
+//! by one of its writes), each of its writes is stored again on its own, so that one table's
+//! bad write cannot refuse another table's; in a database outage they all fail, and each
+//! table tells its player `storage_unavailable` as before.
 
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 
-use sqlx::PgPool;
+use sqlx::{PgExecutor, PgPool};
 use time::OffsetDateTime;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
 
 use super::StoreError;
-use super::leases::{Lease, lease_lost};
+use super::leases::{Lease, lease_error, lease_lost};
 
-/// The most moves one statement stores. Past it the rest wait for the next batch (the
+/// The most writes one statement stores. Past it the rest wait for the next batch (the
 /// statement's arrays stay a few hundred kilobytes at most).
 pub const MAX_BATCH: usize = 2_000;
 
-/// How many moves may wait for the writer before tables wait to hand theirs over.
+/// How many writes may wait for the writer before tables wait to hand theirs over.
 const QUEUE: usize = 16_384;
 
 /// One move, ready for the database.
@@ -53,26 +56,54 @@ pub struct QueuedMove {
     pub lease: Option<Arc<Lease>>,
 }
 
+/// A game's start or end, ready for the database: one JSON object of the batch function's
+/// `starts` or `ends` (written by `store::games`).
+#[derive(Debug)]
+pub struct QueuedGame {
+    pub json: String,
+    /// The table's lease, checked by the statement (`None`: no lease, in tools and tests).
+    pub lease: Option<Arc<Lease>>,
+}
+
+/// One write for the group commit.
+#[derive(Debug)]
+pub enum Write {
+    Move(QueuedMove),
+    Start(QueuedGame),
+    End(QueuedGame),
+}
+
+impl Write {
+    fn lease(&self) -> Option<&Arc<Lease>> {
+        match self {
+            Write::Move(mv) => mv.lease.as_ref(),
+            Write::Start(game) | Write::End(game) => game.lease.as_ref(),
+        }
+    }
+}
+
 struct Pending {
-    mv: QueuedMove,
+    write: Write,
     done: oneshot::Sender<Result<(), StoreError>>,
 }
 
-/// The handle tables write their moves through; the task starts with the first move.
+/// The handle tables write through; the task starts with the first write.
 #[derive(Debug, Clone, Default)]
-pub struct MoveWriter {
+pub struct BatchWriter {
     queue: Arc<OnceLock<mpsc::Sender<Pending>>>,
 }
 
 impl std::fmt::Debug for Pending {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Pending").field("mv", &self.mv).finish_non_exhaustive()
+        f.debug_struct("Pending")
+            .field("write", &self.write)
+            .finish_non_exhaustive()
     }
 }
 
-impl MoveWriter {
-    /// Stores `mv` with whatever other moves are waiting; returns once it is committed.
-    pub async fn write(&self, pool: &PgPool, mv: QueuedMove) -> Result<(), StoreError> {
+impl BatchWriter {
+    /// Stores `write` with whatever other writes are waiting; returns once it is committed.
+    pub async fn write(&self, pool: &PgPool, write: Write) -> Result<(), StoreError> {
         let queue = self.queue.get_or_init(|| {
             let (queue, inbox) = mpsc::channel(QUEUE);
             tokio::spawn(run(pool.clone(), inbox));
@@ -80,57 +111,79 @@ impl MoveWriter {
         });
         let (done, answer) = oneshot::channel();
         queue
-            .send(Pending { mv, done })
+            .send(Pending { write, done })
             .await
             .map_err(|_| StoreError::WriterGone)?;
         answer.await.map_err(|_| StoreError::WriterGone)?
     }
 }
 
-/// The writer: waits for a move, takes every other one already waiting, stores them all.
+/// The writer: waits for a write, takes every other one already waiting, stores them all.
 async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>) {
     let mut batch: Vec<Pending> = Vec::with_capacity(64);
     while inbox.recv_many(&mut batch, MAX_BATCH).await > 0 {
         let _timer = crate::metrics::DbWrite::start("move_batch");
-        crate::metrics::move_batch(batch.len());
-        let moves: Vec<&QueuedMove> = batch.iter().map(|pending| &pending.mv).collect();
-        match store_batch(&pool, &moves).await {
+        let writes: Vec<&Write> = batch.iter().map(|pending| &pending.write).collect();
+        let parts = Parts::of(&writes);
+        crate::metrics::move_batch(parts.moves.len());
+        match store_batch(&pool, &parts).await {
             Ok(stored) => {
-                for (place, pending) in batch.drain(..).enumerate() {
-                    let _ = pending.done.send(answer(&stored, place, &pending.mv));
+                let mut move_place = 0;
+                for pending in batch.drain(..) {
+                    let answer = match &pending.write {
+                        Write::Move(mv) => {
+                            move_place += 1;
+                            answer(&stored, move_place - 1, mv)
+                        }
+                        Write::Start(_) | Write::End(_) => Ok(()),
+                    };
+                    let _ = pending.done.send(answer);
                 }
             }
             Err(err) if batch.len() == 1 => {
                 if let Some(pending) = batch.pop() {
-                    mark_unsure(&pending.mv);
-                    let _ = pending.done.send(Err(err));
+                    mark_unsure(&pending.write);
+                    let _ = pending
+                        .done
+                        .send(Err(lease_error(err, pending.write.lease().map(Arc::as_ref))));
                 }
             }
             Err(err) => {
-                tracing::warn!(error = %err, moves = batch.len(), "a batch of moves failed; writing them one by one");
+                tracing::warn!(error = %err, writes = batch.len(), "a batch of writes failed; storing them one by one");
                 for pending in batch.drain(..) {
-                    let result = store_batch(&pool, &[&pending.mv])
-                        .await
-                        .inspect_err(|_| mark_unsure(&pending.mv));
-                    let _ = pending
-                        .done
-                        .send(result.and_then(|stored| answer(&stored, 0, &pending.mv)));
+                    let result = store_alone(&pool, &pending.write).await;
+                    let _ = pending.done.send(result);
                 }
             }
         }
     }
 }
 
-/// A move's batch failed: it may still be running in the database (or have committed), so
-/// its table's release must wait for this node's batches in flight.
-fn mark_unsure(mv: &QueuedMove) {
-    if let Some(lease) = &mv.lease {
+/// Stores one write in a batch of its own.
+async fn store_alone(pool: &PgPool, write: &Write) -> Result<(), StoreError> {
+    let parts = Parts::of(&[write]);
+    match store_batch(pool, &parts).await {
+        Ok(stored) => match write {
+            Write::Move(mv) => answer(&stored, 0, mv),
+            Write::Start(_) | Write::End(_) => Ok(()),
+        },
+        Err(err) => {
+            mark_unsure(write);
+            Err(lease_error(err, write.lease().map(Arc::as_ref)))
+        }
+    }
+}
+
+/// A write's batch failed: it may still be running in the database (or have committed),
+/// so its table's release must wait for this node's batches in flight.
+fn mark_unsure(write: &Write) {
+    if let Some(lease) = write.lease() {
         lease.mark_unsure();
     }
 }
 
-/// The answer to the move at `place` in its batch once the batch is committed: stored, or
-/// refused for a lost lease.
+/// The answer to the move at `place` among its batch's moves once the batch is committed:
+/// stored, or refused for a lost lease.
 fn answer(stored: &HashSet<usize>, place: usize, mv: &QueuedMove) -> Result<(), StoreError> {
     match (stored.contains(&place), &mv.lease) {
         (true, _) => Ok(()),
@@ -140,10 +193,58 @@ fn answer(stored: &HashSet<usize>, place: usize, mv: &QueuedMove) -> Result<(), 
     }
 }
 
-/// One statement: the moves whose table's lease still holds, and the new deadline of each
-/// of their games whose deadline changed. Returns the places in `moves` (from 0) of the
-/// moves stored.
-async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<HashSet<usize>, StoreError> {
+/// A batch's writes sorted by kind, in the order they came.
+#[derive(Debug, Default)]
+pub(super) struct Parts<'a> {
+    moves: Vec<&'a QueuedMove>,
+    starts: Vec<&'a str>,
+    ends: Vec<&'a str>,
+}
+
+impl<'a> Parts<'a> {
+    fn of(writes: &[&'a Write]) -> Parts<'a> {
+        let mut parts = Parts::default();
+        for write in writes {
+            match write {
+                Write::Move(mv) => parts.moves.push(mv),
+                Write::Start(game) => parts.starts.push(&game.json),
+                Write::End(game) => parts.ends.push(&game.json),
+            }
+        }
+        parts
+    }
+
+    /// A batch of one game's end (a rated game's, in its rating transaction).
+    pub(super) fn end(json: &'a str) -> Parts<'a> {
+        Parts {
+            ends: vec![json],
+            ..Parts::default()
+        }
+    }
+}
+
+/// JSON objects as one JSON array.
+fn json_array(objects: &[&str]) -> String {
+    let mut text = String::with_capacity(2 + objects.iter().map(|object| object.len() + 1).sum::<usize>());
+    text.push('[');
+    for (i, object) in objects.iter().enumerate() {
+        if i > 0 {
+            text.push(',');
+        }
+        text.push_str(object);
+    }
+    text.push(']');
+    text
+}
+
+/// One statement: the starts, the moves whose table's lease still holds (with the new
+/// deadline of each of their games whose deadline changed), and the ends. Returns the
+/// places among `parts.moves` (from 0) of the moves stored.
+pub(super) async fn store_batch<'c>(
+    executor: impl PgExecutor<'c>,
+    parts: &Parts<'_>,
+) -> Result<HashSet<usize>, sqlx::Error> {
+    let moves = &parts.moves;
     let mut game_ids = Vec::with_capacity(moves.len());
     let mut plies = Vec::with_capacity(moves.len());
     let mut seats = Vec::with_capacity(moves.len());
@@ -164,11 +265,13 @@ async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<HashSet<usi
         nodes.push(mv.lease.as_ref().map(|lease| lease.node));
         epochs.push(mv.lease.as_ref().map(|lease| lease.epoch));
     }
-    // The statement is migration 0010's function: it holds the node's write fence shared,
-    // then checks each move's lease with a fresh snapshot (no row lock per move).
+    // Migration 0013's function: it holds the node's write fence shared, stores the
+    // starts, then the moves whose lease holds (each looked up with a fresh snapshot, no row
+    // lock per move), then the ends.
     let stored: Vec<i64> = sqlx::query_scalar(
-        "SELECT spelbord_store_moves($1::uuid[], $2::integer[], $3::smallint[], $4::text[], $5::text[],
-                                     $6::timestamptz[], $7::text[], $8::integer[], $9::bigint[])",
+        "SELECT spelbord_store_batch($1::uuid[], $2::integer[], $3::smallint[], $4::text[], $5::text[],
+                                     $6::timestamptz[], $7::text[], $8::integer[], $9::bigint[],
+                                     $10::jsonb, $11::jsonb)",
     )
     .bind(&game_ids)
     .bind(&plies)
@@ -179,7 +282,9 @@ async fn store_batch(pool: &PgPool, moves: &[&QueuedMove]) -> Result<HashSet<usi
     .bind(&tables)
     .bind(&nodes)
     .bind(&epochs)
-    .fetch_all(pool)
+    .bind(json_array(&parts.starts))
+    .bind(json_array(&parts.ends))
+    .fetch_all(executor)
     .await?;
     // The function counts places from 1.
     Ok(stored
@@ -204,7 +309,14 @@ pub fn clocks_literal(clocks_ms: &[u64]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::clocks_literal;
+    use super::{clocks_literal, json_array};
+
+    #[test]
+    fn json_objects_are_joined_into_an_array() {
+        assert_eq!(json_array(&[]), "[]");
+        assert_eq!(json_array(&[r#"{"a":1}"#]), r#"[{"a":1}]"#);
+        assert_eq!(json_array(&[r#"{"a":1}"#, r#"{"b":[2]}"#]), r#"[{"a":1},{"b":[2]}]"#);
+    }
 
     #[test]
     fn clocks_are_written_as_array_literals() {

@@ -1,19 +1,19 @@
--- The group commit stores games' starts and ends with the moves of its batch, in one
--- statement and one commit (docs/benchmarks.md, "Starts and ends in the group commit").
--- Before, each start and each end was a statement and a commit of its own: with a new
--- table a game, as many commits a second as the moves' batches, each with its WAL flush.
+-- The group commit stores seats taken and games' starts and ends with the moves of its
+-- batch, in one statement and one commit (docs/benchmarks.md, "Starts and ends in the group
+-- commit"). Before, each was a statement and a commit of its own: with a new table a game,
+-- three commits a game beside the moves' batches, each with its WAL flush.
 --
--- `starts` and `ends` are JSON arrays, one object a game (the server's `store::writer`
--- writes them); a start or an end whose table another node serves now raises SPL01 through
--- `spelbord_hold_lease`, as its own statement did, and the server then writes the batch's
--- parts one by one. The moves' part is migration 0011's `spelbord_store_moves`, which stays
+-- `seat_takes`, `starts` and `ends` are JSON arrays, one object a seat or a game (the
+-- server's `store::writer` writes them); one whose table another node serves now raises
+-- SPL01 through `spelbord_hold_lease`, as its own statement did, and the server then writes
+-- the batch's parts one by one. The moves' part is migration 0011's `spelbord_store_moves`, which stays
 -- for nodes of the previous version until every node runs this one.
 -- Never edit this file once it has shipped: add a new numbered file instead.
 
 CREATE FUNCTION spelbord_store_batch(
     game_ids uuid[], plies integer[], seat_numbers smallint[], payloads text[],
     clocks text[], deadlines timestamptz[], lease_tables text[], lease_nodes integer[],
-    lease_epochs bigint[], starts jsonb, ends jsonb
+    lease_epochs bigint[], seat_takes jsonb, starts jsonb, ends jsonb
 ) RETURNS SETOF bigint
 LANGUAGE plpgsql VOLATILE
 -- A batch holds a few rows of each kind, but the planner takes any set-returning function
@@ -28,6 +28,17 @@ BEGIN
     -- The moves' node fence, as in spelbord_store_moves.
     PERFORM pg_advisory_xact_lock_shared(1397771351, n)
        FROM (SELECT DISTINCT n FROM unnest(lease_nodes) n WHERE n IS NOT NULL ORDER BY n) d;
+
+    IF jsonb_array_length(seat_takes) > 0 THEN
+        -- Seats taken by a person or a bot while the table waits for players.
+        PERFORM spelbord_hold_lease(t.lease_table, t.lease_node, t.lease_epoch)
+           FROM jsonb_to_recordset(seat_takes) AS t(lease_table text, lease_node integer, lease_epoch bigint);
+        INSERT INTO seats (table_id, seat, player_key, name, bot)
+        SELECT t.table_id, t.seat, decode(t.key, 'hex'), t.name, t.bot
+          FROM jsonb_to_recordset(seat_takes) AS t(table_id text, seat smallint, key text, name text, bot text)
+        ON CONFLICT (table_id, seat) DO UPDATE
+           SET player_key = EXCLUDED.player_key, name = EXCLUDED.name, bot = EXCLUDED.bot, sat_at = now();
+    END IF;
 
     IF jsonb_array_length(starts) > 0 THEN
         -- Each start's table must still be this node's (raises SPL01 when it is not).

@@ -1,9 +1,9 @@
 //! Group commit (`store::writer`) against a real PostgreSQL: the moves of many games
 //! written at once are all stored, each answered only when committed, with their clocks and
 //! deadlines; one game's bad move (a ply stored twice) is refused alone, and the other games'
-//! moves of the same batch are stored all the same. Games' starts and ends go through the
-//! same batches: many at once, mixed with moves, are all stored as their own statements
-//! stored them, and a bad one is refused alone.
+//! moves of the same batch are stored all the same. Seats taken and games' starts and
+//! ends go through the same batches: many at once, mixed with moves, are all stored as their
+//! own statements stored them, and a bad one is refused alone.
 
 mod common;
 
@@ -16,6 +16,9 @@ use spelbord::table::series::{SeriesFormat, SeriesResult, Standing};
 use sqlx::Row;
 use time::OffsetDateTime;
 use uuid::Uuid;
+
+/// A seat's row: seat, player key, name, bot.
+type StoredSeat = (i16, Option<Vec<u8>>, String, Option<String>);
 
 /// A new Gomoku table's id.
 async fn new_table(app: &TestApp) -> String {
@@ -415,4 +418,62 @@ async fn a_started_games_deadline_is_stored_to_the_microsecond() {
         .await
         .unwrap();
     assert_eq!(stored, deadline.replace_nanosecond(123_456_000).unwrap());
+}
+
+#[tokio::test]
+async fn seats_taken_at_many_tables_at_once_are_all_stored() {
+    let app = spawn_app().await;
+    let store = Store::new(app.pool.clone());
+    let mut tables = Vec::new();
+    for _ in 0..12 {
+        tables.push(new_table(&app).await);
+    }
+    // At each table a person takes seat 0 and, at every other table, a bot seat 1, all at
+    // once; then the person at table 0 sits again under another name.
+    let mut takes = Vec::new();
+    for (i, table) in tables.iter().enumerate() {
+        let (person, table) = (store.clone(), table.clone());
+        takes.push(tokio::spawn(async move {
+            person
+                .take_seat(&table, 0, &[i as u8; 32], &format!("Ann{i}"))
+                .await
+                .is_ok()
+        }));
+        if i % 2 == 0 {
+            let (bot, table) = (store.clone(), tables[i].clone());
+            takes.push(tokio::spawn(async move {
+                bot.seat_bot(&table, 1, "Bot", "hard").await.is_ok()
+            }));
+        }
+    }
+    for take in futures_util::future::join_all(takes).await {
+        assert!(take.unwrap(), "every seat is stored");
+    }
+    store.take_seat(&tables[0], 0, &[7; 32], "Anna").await.unwrap();
+    let seats: Vec<StoredSeat> =
+        sqlx::query_as("SELECT seat, player_key, name, bot FROM seats WHERE table_id = $1 ORDER BY seat")
+            .bind(&tables[4])
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(
+        seats,
+        vec![
+            (0, Some(vec![4; 32]), "Ann4".to_owned(), None),
+            (1, None, "Bot".to_owned(), Some("hard".to_owned()))
+        ]
+    );
+    let again: (Vec<u8>, String) =
+        sqlx::query_as("SELECT player_key, name FROM seats WHERE table_id = $1 AND seat = 0")
+            .bind(&tables[0])
+            .fetch_one(&app.pool)
+            .await
+            .unwrap();
+    assert_eq!(again, (vec![7; 32], "Anna".to_owned()));
+    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM seats WHERE table_id = ANY($1)")
+        .bind(&tables)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(count, 18);
 }

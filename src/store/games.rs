@@ -376,7 +376,7 @@ struct StandingJson {
 }
 
 /// Bytes as lowercase hex (Postgres `decode(…, 'hex')` reads it back).
-fn hex(bytes: &[u8]) -> String {
+pub(super) fn hex(bytes: &[u8]) -> String {
     const DIGITS: &[u8; 16] = b"0123456789abcdef";
     let mut text = String::with_capacity(bytes.len() * 2);
     for byte in bytes {
@@ -400,4 +400,24 @@ fn timestamp_text(at: OffsetDateTime) -> Result<String, StoreError> {
 /// A move or game count as stored (`integer`); counts never come near `i32::MAX`.
 fn count(n: u32) -> i32 {
     i32::try_from(n).unwrap_or(i32::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{hex, timestamp_text};
+    use time::macros::datetime;
+
+    #[test]
+    fn bytes_are_written_as_lowercase_hex() {
+        assert_eq!(hex(&[]), "");
+        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+    }
+
+    #[test]
+    fn times_are_written_to_the_microsecond_in_utc() {
+        let at = datetime!(2026-12-01 13:45:07.123_456_789 +02:00);
+        assert_eq!(timestamp_text(at).unwrap(), "2026-12-01T11:45:07.123456Z");
+        let whole = datetime!(2026-12-01 13:45:07 UTC);
+        assert_eq!(timestamp_text(whole).unwrap(), "2026-12-01T13:45:07Z");
+    }
 }

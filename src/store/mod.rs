@@ -3,7 +3,7 @@
 //! - [`local_pg`]: a private PostgreSQL cluster for development and tests.
 //! - [`tables`]: tables and who holds their seats.
 //! - [`games`]: games, their moves and their results.
-//! - [`writer`]: group commit: the moves, starts and ends of every table stored together, one
+//! - [`writer`]: group commit: the moves, seats taken, starts and ends of every table stored together, one
 //!   commit a batch.
 //! - [`chat`]: chat lines, and a table's recent ones.
 //! - [`records`]: games read back for the records API.

@@ -1,7 +1,9 @@
 //! Queries on tables and their seats.
 
+use serde::Serialize;
 use serde_json::Value;
 
+use super::writer::{QueuedGame, Write};
 use super::{Store, StoreError};
 use crate::table::identity::SECRET_LEN;
 use crate::table::series::Standing;
@@ -112,25 +114,24 @@ impl Store {
         bot: Option<&str>,
     ) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("take_seat");
-        let (table, node, epoch) = self.lease_args();
-        sqlx::query(
-            "INSERT INTO seats (table_id, seat, player_key, name, bot)
-             SELECT $1, $2, $3, $4, $5 WHERE spelbord_hold_lease($6, $7, $8)
-             ON CONFLICT (table_id, seat) DO UPDATE
-             SET player_key = EXCLUDED.player_key, name = EXCLUDED.name, bot = EXCLUDED.bot, sat_at = now()",
-        )
-        .bind(table_id)
-        .bind(i16::from(seat))
-        .bind(player_key)
-        .bind(name)
-        .bind(bot)
-        .bind(table)
-        .bind(node)
-        .bind(epoch)
-        .execute(self.pool())
-        .await
-        .map_err(|err| self.write_error(err))?;
-        Ok(())
+        // Stored with the other tables' writes of its batch (group commit, migration 0013);
+        // a lost lease fails it.
+        let (lease_table, lease_node, lease_epoch) = self.lease_args();
+        let take = SeatJson {
+            table_id,
+            seat: i16::from(seat),
+            key: player_key.map(super::games::hex),
+            name,
+            bot,
+            lease_table,
+            lease_node,
+            lease_epoch,
+        };
+        let json = serde_json::to_string(&take)?;
+        let lease = self.lease.clone();
+        self.writer
+            .write(self.pool(), Write::Seat(QueuedGame { json, lease }))
+            .await
     }
 
     /// Records that `seat` is free.
@@ -150,6 +151,25 @@ impl Store {
             .map_err(|err| self.write_error(err))?;
         Ok(())
     }
+}
+
+/// A seat taken, as `spelbord_store_batch` reads it (migration 0013).
+#[derive(Serialize)]
+struct SeatJson<'a> {
+    table_id: &'a str,
+    seat: i16,
+    /// A person's key in hex; absent for a bot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    key: Option<String>,
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    bot: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_table: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_node: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_epoch: Option<i64>,
 }
 
 /// A seat holder as stored.

@@ -477,3 +477,76 @@ async fn seats_taken_at_many_tables_at_once_are_all_stored() {
         .unwrap();
     assert_eq!(count, 18);
 }
+
+#[tokio::test]
+async fn a_move_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
+    let app = spawn_app().await;
+    let store = Store::new(app.pool.clone());
+    let mut games = Vec::new();
+    for _ in 0..10 {
+        games.push(started_game(&app, &store).await);
+    }
+    // Every game's first move at once, and one move of a game that was never started.
+    let unknown = Uuid::new_v4();
+    let writes = games.iter().copied().chain([unknown]).map(|game| {
+        let store = store.clone();
+        tokio::spawn(async move { write(&store, game, 1, None, None).await })
+    });
+    let written: Vec<bool> = futures_util::future::join_all(writes)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(written, [vec![true; 10], vec![false]].concat());
+    // A take-back of an unknown game is refused too.
+    assert!(store.append_takeback(unknown, 2, 0, 0, None).await.is_err());
+    let orphans: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE game_id = $1")
+        .bind(unknown)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(orphans, 0);
+}
+
+#[tokio::test]
+async fn a_deleted_table_takes_its_games_moves_and_a_batch_waits_for_the_deletion() {
+    let app = spawn_app().await;
+    let store = Store::new(app.pool.clone());
+    let kept = started_game(&app, &store).await;
+    let deleted = started_game(&app, &store).await;
+    for game in [kept, deleted] {
+        assert!(write(&store, game, 1, None, None).await);
+    }
+    let table: String = sqlx::query_scalar("SELECT table_id FROM games WHERE id = $1")
+        .bind(deleted)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    // An operator deletes the table (its games go by the cascade), and has not committed
+    // when the game's next move arrives: the move waits for the deletion, then is refused.
+    let mut deletion = app.pool.begin().await.unwrap();
+    sqlx::query("DELETE FROM tables WHERE id = $1")
+        .bind(&table)
+        .execute(&mut *deletion)
+        .await
+        .unwrap();
+    let late = {
+        let store = store.clone();
+        tokio::spawn(async move { write(&store, deleted, 2, None, None).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    assert!(!late.is_finished(), "the move waits for the deletion in progress");
+    deletion.commit().await.unwrap();
+    assert!(!late.await.unwrap(), "the deleted game's move is refused");
+    let moves: Vec<(Uuid, i32)> = sqlx::query_as("SELECT game_id, ply FROM moves ORDER BY game_id, ply")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        moves,
+        vec![(kept, 1)],
+        "the deleted game's moves are gone, the other's kept"
+    );
+    // The other game plays on.
+    assert!(write(&store, kept, 2, None, None).await);
+}

@@ -179,7 +179,7 @@ impl Store {
             "WITH taken AS (
                  INSERT INTO moves (game_id, ply, seat, payload, takeback_to)
                  SELECT $1, $2, $3, jsonb_build_object('takeback', $4::integer), $4
-                  WHERE spelbord_hold_lease($6, $7, $8)
+                  WHERE spelbord_hold_lease($6, $7, $8) AND spelbord_check_games(ARRAY[$1::uuid])
              )
              UPDATE games SET deadline = $5 WHERE id = $1",
         )

@@ -1,12 +1,13 @@
--- The group commit stores seats taken and games' starts and ends with the moves of its
--- batch, in one statement and one commit (docs/benchmarks.md, "Starts and ends in the group
--- commit"). Before, each was a statement and a commit of its own: with a new table a game,
--- three commits a game beside the moves' batches, each with its WAL flush.
+-- The group commit stores new tables, seats taken and games' starts and ends with the moves
+-- of its batch, in one statement and one commit (docs/benchmarks.md, "Starts, ends and
+-- seats in the group commit"). Before, each was a statement and a commit of its own: with a
+-- new table a game, four commits a game beside the moves' batches, each with its WAL flush.
 --
--- `seat_takes`, `starts` and `ends` are JSON arrays, one object a seat or a game (the
--- server's `store::writer` writes them); one whose table another node serves now raises
--- SPL01 through `spelbord_hold_lease`, as its own statement did, and the server then writes
--- the batch's parts one by one. The moves' part is migration 0011's `spelbord_store_moves`, which stays
+-- `new_tables`, `seat_takes`, `starts` and `ends` are JSON arrays, one object a table, a
+-- seat or a game (the server's `store::writer` writes them); a seat, start or end whose
+-- table another node serves now raises SPL01 through `spelbord_hold_lease`, as its own
+-- statement did, a new table whose id is taken raises a unique violation on `tables_pkey`,
+-- and the server then writes the batch's parts one by one. The moves' part is migration 0011's `spelbord_store_moves`, which stays
 -- for nodes of the previous version until every node runs this one.
 --
 -- And a move's game is checked by the batch instead of by a foreign key (docs/benchmarks.md,
@@ -36,7 +37,7 @@ $$;
 CREATE FUNCTION spelbord_store_batch(
     game_ids uuid[], plies integer[], seat_numbers smallint[], payloads text[],
     clocks text[], deadlines timestamptz[], lease_tables text[], lease_nodes integer[],
-    lease_epochs bigint[], seat_takes jsonb, starts jsonb, ends jsonb
+    lease_epochs bigint[], new_tables jsonb, seat_takes jsonb, starts jsonb, ends jsonb
 ) RETURNS SETOF bigint
 LANGUAGE plpgsql VOLATILE
 -- A batch holds a few rows of each kind, but the planner takes any set-returning function
@@ -55,6 +56,21 @@ BEGIN
     -- commit (a deletion waits for this lock, and one in progress makes this wait).
     IF cardinality(game_ids) > 0 OR jsonb_array_length(ends) > 0 THEN
         LOCK TABLE moves IN ROW EXCLUSIVE MODE;
+    END IF;
+
+    IF jsonb_array_length(new_tables) > 0 THEN
+        -- A new table, its lease (held by the node that created it, epoch 1, or by nobody
+        -- yet, epoch 0) and the bots its settings seat.
+        INSERT INTO tables (id, game, settings)
+        SELECT t.id, t.game, t.settings
+          FROM jsonb_to_recordset(new_tables) AS t(id text, game text, settings jsonb);
+        INSERT INTO table_leases (table_id, node, epoch)
+        SELECT t.id, t.node, CASE WHEN t.node IS NULL THEN 0 ELSE 1 END
+          FROM jsonb_to_recordset(new_tables) AS t(id text, node integer);
+        INSERT INTO seats (table_id, seat, name, bot)
+        SELECT t.id, b.seat, b.name, b.bot
+          FROM jsonb_to_recordset(new_tables) AS t(id text, bots jsonb),
+               jsonb_to_recordset(t.bots) AS b(seat smallint, name text, bot text);
     END IF;
 
     IF jsonb_array_length(seat_takes) > 0 THEN
@@ -170,7 +186,7 @@ CREATE OR REPLACE FUNCTION spelbord_store_moves(
 ) RETURNS SETOF bigint
 LANGUAGE sql VOLATILE AS $$
     SELECT spelbord_store_batch(game_ids, plies, seat_numbers, payloads, clocks, deadlines,
-                                lease_tables, lease_nodes, lease_epochs, '[]', '[]', '[]')
+                                lease_tables, lease_nodes, lease_epochs, '[]', '[]', '[]', '[]')
 $$;
 
 -- Deleted games take their moves with them, after the batches in flight.

@@ -12,6 +12,7 @@ use serde_json::json;
 use spelbord::games::Outcome;
 use spelbord::store::Store;
 use spelbord::store::games::{MoveRecord, NewSeries, PlayerRecord, ResultRecord, SeriesLink, SeriesRecord};
+use spelbord::store::tables::NewBotSeat;
 use spelbord::table::series::{SeriesFormat, SeriesResult, Standing};
 use sqlx::Row;
 use time::OffsetDateTime;
@@ -549,4 +550,51 @@ async fn a_deleted_table_takes_its_games_moves_and_a_batch_waits_for_the_deletio
     );
     // The other game plays on.
     assert!(write(&store, kept, 2, None, None).await);
+}
+
+#[tokio::test]
+async fn new_tables_created_at_once_are_all_stored_and_a_taken_id_is_refused_alone() {
+    let app = spawn_app().await;
+    let store = Store::new(app.pool.clone());
+    let taken = new_table(&app).await;
+    let settings = spelbord::table::TableSettings::read("gomoku", None).unwrap().to_json();
+    // Ten new tables at once, each with a bot in seat 1, and one more under a taken id.
+    let ids: Vec<String> = (0..10)
+        .map(|i| format!("newtab{i:02}"))
+        .chain([taken.clone()])
+        .collect();
+    let inserts = ids.iter().map(|id| {
+        let (store, id, settings) = (store.clone(), id.clone(), settings.clone());
+        tokio::spawn(async move {
+            let bots = [NewBotSeat {
+                seat: 1,
+                name: "Bot".to_owned(),
+                strength: "easy",
+            }];
+            store.insert_table(&id, "gomoku", &settings, &bots, None).await.unwrap()
+        })
+    });
+    let inserted: Vec<bool> = futures_util::future::join_all(inserts)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(inserted, [vec![true; 10], vec![false]].concat());
+    let stored: Vec<(String, i64, Option<String>)> = sqlx::query_as(
+        "SELECT t.game, l.epoch, s.bot FROM tables t JOIN table_leases l ON l.table_id = t.id
+           JOIN seats s ON s.table_id = t.id AND s.seat = 1 WHERE t.id = 'newtab04'",
+    )
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(stored, vec![("gomoku".to_owned(), 0, Some("easy".to_owned()))]);
+    let bots_at_taken: i64 = sqlx::query_scalar("SELECT count(*) FROM seats WHERE table_id = $1")
+        .bind(&taken)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(
+        bots_at_taken, 0,
+        "the refused table changed nothing at the table with its id"
+    );
 }

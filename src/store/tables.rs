@@ -42,9 +42,10 @@ impl Store {
         stored.try_into().map_err(|_| StoreError::BadSecret)
     }
 
-    /// Stores a new table, the bots its settings seat and its lease, in one statement:
-    /// held by `node` (epoch 1), or with `None` by nobody yet (epoch 0: the first node to
-    /// serve it takes it). Returns `false` (and stores nothing) when the id is taken.
+    /// Stores a new table, the bots its settings seat and its lease, with the other writes
+    /// of its group commit's batch: held by `node` (epoch 1), or with `None` by nobody yet
+    /// (epoch 0: the first node to serve it takes it). Returns `false` (and stores nothing)
+    /// when the id is taken.
     pub async fn insert_table(
         &self,
         id: &str,
@@ -54,35 +55,30 @@ impl Store {
         node: Option<i32>,
     ) -> Result<bool, StoreError> {
         let _timer = crate::metrics::DbWrite::start("insert_table");
-        let seats: Vec<i16> = bots.iter().map(|bot| i16::from(bot.seat)).collect();
-        let names: Vec<&str> = bots.iter().map(|bot| bot.name.as_str()).collect();
-        let strengths: Vec<&str> = bots.iter().map(|bot| bot.strength).collect();
-        // One statement (the foreign keys between its parts are checked at its end): the
-        // table, its lease and its bots, or nothing when the id is taken.
-        let inserted: i64 = sqlx::query_scalar(
-            "WITH new_table AS (
-                 INSERT INTO tables (id, game, settings) VALUES ($1, $2, $3)
-                 ON CONFLICT (id) DO NOTHING RETURNING id
-             ), lease AS (
-                 INSERT INTO table_leases (table_id, node, epoch)
-                 SELECT id, $4, CASE WHEN $4::integer IS NULL THEN 0 ELSE 1 END FROM new_table
-             ), bots AS (
-                 INSERT INTO seats (table_id, seat, name, bot)
-                 SELECT t.id, b.seat, b.name, b.bot
-                   FROM new_table t, UNNEST($5::smallint[], $6::text[], $7::text[]) AS b(seat, name, bot)
-             )
-             SELECT count(*) FROM new_table",
-        )
-        .bind(id)
-        .bind(game)
-        .bind(settings)
-        .bind(node)
-        .bind(&seats)
-        .bind(&names)
-        .bind(&strengths)
-        .fetch_one(self.pool())
-        .await?;
-        Ok(inserted == 1)
+        let table = TableJson {
+            id,
+            game,
+            settings,
+            node,
+            bots: bots
+                .iter()
+                .map(|bot| BotJson {
+                    seat: i16::from(bot.seat),
+                    name: &bot.name,
+                    bot: bot.strength,
+                })
+                .collect(),
+        };
+        let json = serde_json::to_string(&table)?;
+        let written = self
+            .writer
+            .write(self.pool(), Write::Table(QueuedGame { json, lease: None }))
+            .await;
+        match written {
+            Ok(()) => Ok(true),
+            Err(StoreError::Database(sqlx::Error::Database(db))) if db.constraint() == Some("tables_pkey") => Ok(false),
+            Err(err) => Err(err),
+        }
     }
 
     /// Reads one table, `None` if there is no such id.
@@ -151,6 +147,25 @@ impl Store {
             .map_err(|err| self.write_error(err))?;
         Ok(())
     }
+}
+
+/// A new table, as `spelbord_store_batch` reads it (migration 0013).
+#[derive(Serialize)]
+struct TableJson<'a> {
+    id: &'a str,
+    game: &'a str,
+    settings: &'a Value,
+    /// The node that serves it from the start; absent: nobody yet.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    node: Option<i32>,
+    bots: Vec<BotJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct BotJson<'a> {
+    seat: i16,
+    name: &'a str,
+    bot: &'a str,
 }
 
 /// A seat taken, as `spelbord_store_batch` reads it (migration 0013).

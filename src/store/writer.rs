@@ -1,6 +1,6 @@
-//! Group commit: one writer task stores the moves, the seats taken and the games' starts
-//! and ends of every table that arrive while its previous write is in flight, in one
-//! statement and one commit, and answers each table when the batch is durable.
+//! Group commit: one writer task stores the moves, the new tables, the seats taken and the
+//! games' starts and ends of every table that arrive while its previous write is in flight,
+//! in one statement and one commit, and answers each table when the batch is durable.
 //!
 //! A table waits for its own write before it announces it, exactly as with a write of its
 //! own; what changes is that a hundred tables' moves cost Postgres one round trip, one
@@ -11,7 +11,8 @@
 //! Each write carries its table's lease. The statement (migration 0013's
 //! `spelbord_store_batch`) stores only the moves whose lease is still their table's, and
 //! answers the others [`StoreError::LeaseLost`]; a seat, a start or an end whose lease is
-//! lost fails the statement, as its own statement did before. It holds its node's write fence
+//! lost fails the statement, as its own statement did before, and so does a new table
+//! whose id is taken. It holds its node's write fence
 //! (migration 0010) shared until it commits, so no node takes a table of this one over, nor
 //! does this one release one, while a batch is in flight; a batch that waited for such a
 //! change reads the leases after it.
@@ -56,9 +57,9 @@ pub struct QueuedMove {
     pub lease: Option<Arc<Lease>>,
 }
 
-/// A seat taken, or a game's start or end, ready for the database: one JSON object of the
-/// batch function's `seat_takes`, `starts` or `ends` (written by `store::tables` and
-/// `store::games`).
+/// A new table, a seat taken, or a game's start or end, ready for the database: one JSON
+/// object of the batch function's `new_tables`, `seat_takes`, `starts` or `ends` (written
+/// by `store::tables` and `store::games`).
 #[derive(Debug)]
 pub struct QueuedGame {
     pub json: String,
@@ -70,6 +71,7 @@ pub struct QueuedGame {
 #[derive(Debug)]
 pub enum Write {
     Move(QueuedMove),
+    Table(QueuedGame),
     Seat(QueuedGame),
     Start(QueuedGame),
     End(QueuedGame),
@@ -79,7 +81,7 @@ impl Write {
     fn lease(&self) -> Option<&Arc<Lease>> {
         match self {
             Write::Move(mv) => mv.lease.as_ref(),
-            Write::Seat(game) | Write::Start(game) | Write::End(game) => game.lease.as_ref(),
+            Write::Table(game) | Write::Seat(game) | Write::Start(game) | Write::End(game) => game.lease.as_ref(),
         }
     }
 }
@@ -137,7 +139,7 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>) {
                             move_place += 1;
                             answer(&stored, move_place - 1, mv)
                         }
-                        Write::Seat(_) | Write::Start(_) | Write::End(_) => Ok(()),
+                        Write::Table(_) | Write::Seat(_) | Write::Start(_) | Write::End(_) => Ok(()),
                     };
                     let _ = pending.done.send(answer);
                 }
@@ -167,7 +169,7 @@ async fn store_alone(pool: &PgPool, write: &Write) -> Result<(), StoreError> {
     match store_batch(pool, &parts).await {
         Ok(stored) => match write {
             Write::Move(mv) => answer(&stored, 0, mv),
-            Write::Seat(_) | Write::Start(_) | Write::End(_) => Ok(()),
+            Write::Table(_) | Write::Seat(_) | Write::Start(_) | Write::End(_) => Ok(()),
         },
         Err(err) => {
             mark_unsure(write);
@@ -199,6 +201,7 @@ fn answer(stored: &HashSet<usize>, place: usize, mv: &QueuedMove) -> Result<(), 
 #[derive(Debug, Default)]
 pub(super) struct Parts<'a> {
     moves: Vec<&'a QueuedMove>,
+    tables: Vec<&'a str>,
     seats: Vec<&'a str>,
     starts: Vec<&'a str>,
     ends: Vec<&'a str>,
@@ -210,6 +213,7 @@ impl<'a> Parts<'a> {
         for write in writes {
             match write {
                 Write::Move(mv) => parts.moves.push(mv),
+                Write::Table(game) => parts.tables.push(&game.json),
                 Write::Seat(game) => parts.seats.push(&game.json),
                 Write::Start(game) => parts.starts.push(&game.json),
                 Write::End(game) => parts.ends.push(&game.json),
@@ -241,7 +245,7 @@ fn json_array(objects: &[&str]) -> String {
     text
 }
 
-/// One statement: the seats, the starts, the moves whose table's lease still holds (with the new
+/// One statement: the new tables, the seats, the starts, the moves whose table's lease still holds (with the new
 /// deadline of each of their games whose deadline changed), and the ends. Returns the
 /// places among `parts.moves` (from 0) of the moves stored.
 pub(super) async fn store_batch<'c>(
@@ -270,12 +274,12 @@ pub(super) async fn store_batch<'c>(
         epochs.push(mv.lease.as_ref().map(|lease| lease.epoch));
     }
     // Migration 0013's function: it holds the node's write fence shared, stores the
-    // seats and the starts, then the moves whose lease holds (each looked up with a fresh snapshot, no row
+    // new tables, the seats and the starts, then the moves whose lease holds (each looked up with a fresh snapshot, no row
     // lock per move), then the ends.
     let stored: Vec<i64> = sqlx::query_scalar(
         "SELECT spelbord_store_batch($1::uuid[], $2::integer[], $3::smallint[], $4::text[], $5::text[],
                                      $6::timestamptz[], $7::text[], $8::integer[], $9::bigint[],
-                                     $10::jsonb, $11::jsonb, $12::jsonb)",
+                                     $10::jsonb, $11::jsonb, $12::jsonb, $13::jsonb)",
     )
     .bind(&game_ids)
     .bind(&plies)
@@ -286,6 +290,7 @@ pub(super) async fn store_batch<'c>(
     .bind(&tables)
     .bind(&nodes)
     .bind(&epochs)
+    .bind(json_array(&parts.tables))
     .bind(json_array(&parts.seats))
     .bind(json_array(&parts.starts))
     .bind(json_array(&parts.ends))

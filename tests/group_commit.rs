@@ -21,10 +21,41 @@ use uuid::Uuid;
 /// A seat's row: seat, player key, name, bot.
 type StoredSeat = (i16, Option<Vec<u8>>, String, Option<String>);
 
+/// What every task answered, in order (a task that panicked fails the test).
+async fn all_of<T>(tasks: impl IntoIterator<Item = tokio::task::JoinHandle<T>>) -> Vec<T> {
+    futures_util::future::join_all(tasks)
+        .await
+        .into_iter()
+        .map(|answer| answer.expect("the task finished"))
+        .collect()
+}
+
+/// A count from the test's database.
+async fn count(app: &TestApp, sql: &'static str) -> i64 {
+    sqlx::query_scalar(sql).fetch_one(&app.pool).await.unwrap()
+}
+
+/// A count from the test's database; `sql` binds `bind` as `$1`.
+async fn count_of<'a, T>(app: &TestApp, sql: &'static str, bind: T) -> i64
+where
+    T: 'a + sqlx::Encode<'a, sqlx::Postgres> + sqlx::Type<sqlx::Postgres> + Send,
+{
+    sqlx::query_scalar(sql).bind(bind).fetch_one(&app.pool).await.unwrap()
+}
+
 /// A new Gomoku table's id.
 async fn new_table(app: &TestApp) -> String {
     let created = app.create_table(json!({"game": "gomoku"})).await;
     created["id"].as_str().unwrap().to_owned()
+}
+
+/// `n` new Gomoku tables' ids.
+async fn new_tables(app: &TestApp, n: usize) -> Vec<String> {
+    let mut tables = Vec::with_capacity(n);
+    for _ in 0..n {
+        tables.push(new_table(app).await);
+    }
+    tables
 }
 
 /// Two people, seats 0 and 1 (X and O), on sides 0 and 1.
@@ -55,6 +86,15 @@ async fn started_game(app: &TestApp, store: &Store) -> Uuid {
     id
 }
 
+/// `n` games started, each at a new Gomoku table; their ids.
+async fn started_games(app: &TestApp, store: &Store, n: usize) -> Vec<Uuid> {
+    let mut games = Vec::with_capacity(n);
+    for _ in 0..n {
+        games.push(started_game(app, store).await);
+    }
+    games
+}
+
 async fn write(
     store: &Store,
     game: Uuid,
@@ -77,10 +117,7 @@ async fn write(
 async fn the_moves_of_many_games_written_at_once_are_all_stored() {
     let app = spawn_app().await;
     let store = Store::new(app.pool.clone());
-    let mut games = Vec::new();
-    for _ in 0..40 {
-        games.push(started_game(&app, &store).await);
-    }
+    let games = started_games(&app, &store, 40).await;
     let deadline = OffsetDateTime::now_utc() + time::Duration::minutes(5);
     // Ten rounds; in each every game writes its next move at the same time, so the writer
     // finds many waiting and stores them together.
@@ -96,14 +133,11 @@ async fn the_moves_of_many_games_written_at_once_are_all_stored() {
             };
             tokio::spawn(async move { write(&store, game, ply, clocks, deadline).await })
         });
-        for written in futures_util::future::join_all(writes).await {
-            assert!(written.unwrap(), "every move of round {ply} is stored");
+        for written in all_of(writes).await {
+            assert!(written, "every move of round {ply} is stored");
         }
     }
-    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM moves")
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
+    let stored = count(&app, "SELECT count(*) FROM moves").await;
     assert_eq!(stored, 400);
     let row = sqlx::query("SELECT payload, clocks_ms FROM moves WHERE game_id = $1 AND ply = 10")
         .bind(games[0])
@@ -134,10 +168,7 @@ async fn the_moves_of_many_games_written_at_once_are_all_stored() {
 async fn a_bad_move_is_refused_alone_and_the_rest_of_its_batch_is_stored() {
     let app = spawn_app().await;
     let store = Store::new(app.pool.clone());
-    let mut games = Vec::new();
-    for _ in 0..20 {
-        games.push(started_game(&app, &store).await);
-    }
+    let games = started_games(&app, &store, 20).await;
     for game in &games {
         assert!(write(&store, *game, 1, None, None).await);
     }
@@ -149,18 +180,11 @@ async fn a_bad_move_is_refused_alone_and_the_rest_of_its_batch_is_stored() {
         let ply = if i == 7 { 1 } else { 2 };
         tokio::spawn(async move { write(&store, game, ply, None, None).await })
     });
-    let written: Vec<bool> = futures_util::future::join_all(writes)
-        .await
-        .into_iter()
-        .map(Result::unwrap)
-        .collect();
+    let written = all_of(writes).await;
     for (i, ok) in written.iter().enumerate() {
         assert_eq!(*ok, i != 7, "game {i}: only the repeated ply is refused");
     }
-    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE ply = 2")
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
+    let stored = count(&app, "SELECT count(*) FROM moves WHERE ply = 2").await;
     assert_eq!(stored, 19);
 }
 
@@ -180,10 +204,7 @@ async fn starts_moves_and_ends_of_many_games_written_at_once_are_all_stored() {
             ending.push(game)
         }
     }
-    let mut tables = Vec::new();
-    for _ in 0..10 {
-        tables.push(new_table(&app).await);
-    }
+    let tables = new_tables(&app, 10).await;
     let outcome = Outcome::from_stored("win", &[1], "five_in_a_row", json!({"lines": [["A1", "A5"]]}));
     let series_of_ending: Vec<Uuid> = {
         let mut ids = Vec::new();
@@ -258,8 +279,8 @@ async fn starts_moves_and_ends_of_many_games_written_at_once_are_all_stored() {
             store.append_move(game, last, Some(result)).await.is_ok()
         }));
     }
-    for task in futures_util::future::join_all(tasks).await {
-        assert!(task.unwrap(), "every start, move and end is stored");
+    for task in all_of(tasks).await {
+        assert!(task, "every start, move and end is stored");
     }
 
     // The starts: each game, its players, the table's seats and its new series with sides.
@@ -298,11 +319,12 @@ async fn starts_moves_and_ends_of_many_games_written_at_once_are_all_stored() {
     assert_eq!(series, ("best_of_3".to_owned(), 1, "Ann,Bo".to_owned(), 2));
 
     // The moves.
-    let second_moves: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE game_id = ANY($1) AND ply = 2")
-        .bind(&playing)
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
+    let second_moves = count_of(
+        &app,
+        "SELECT count(*) FROM moves WHERE game_id = ANY($1) AND ply = 2",
+        &playing,
+    )
+    .await;
     assert_eq!(second_moves, 10);
 
     // The ends: the last move with its clocks, the game finished, its result with the
@@ -346,10 +368,7 @@ async fn starts_moves_and_ends_of_many_games_written_at_once_are_all_stored() {
         decided,
         ("decided".to_owned(), Some("win".to_owned()), Some(1), vec![0, 3])
     );
-    let results: i64 = sqlx::query_scalar("SELECT count(*) FROM results")
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
+    let results = count(&app, "SELECT count(*) FROM results").await;
     assert_eq!(results, 10);
 }
 
@@ -358,10 +377,7 @@ async fn a_bad_start_is_refused_alone_and_the_rest_of_its_batch_is_stored() {
     let app = spawn_app().await;
     let store = Store::new(app.pool.clone());
     let existing = started_game(&app, &store).await;
-    let mut tables = Vec::new();
-    for _ in 0..12 {
-        tables.push(new_table(&app).await);
-    }
+    let tables = new_tables(&app, 12).await;
     // Twelve starts at once; the sixth reuses a stored game's id, breaking its primary key.
     let starts = tables.iter().enumerate().map(|(i, table)| {
         let (store, table) = (store.clone(), table.clone());
@@ -373,25 +389,13 @@ async fn a_bad_start_is_refused_alone_and_the_rest_of_its_batch_is_stored() {
                 .is_ok()
         })
     });
-    let started: Vec<bool> = futures_util::future::join_all(starts)
-        .await
-        .into_iter()
-        .map(Result::unwrap)
-        .collect();
+    let started = all_of(starts).await;
     for (i, ok) in started.iter().enumerate() {
         assert_eq!(*ok, i != 5, "start {i}: only the repeated game id is refused");
     }
-    let games: i64 = sqlx::query_scalar("SELECT count(*) FROM games WHERE table_id = ANY($1)")
-        .bind(&tables)
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
+    let games = count_of(&app, "SELECT count(*) FROM games WHERE table_id = ANY($1)", &tables).await;
     assert_eq!(games, 11);
-    let refused: i64 = sqlx::query_scalar("SELECT count(*) FROM seats WHERE table_id = $1")
-        .bind(&tables[5])
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
+    let refused = count_of(&app, "SELECT count(*) FROM seats WHERE table_id = $1", &tables[5]).await;
     assert_eq!(refused, 0, "the refused start changed nothing at its table");
 }
 
@@ -425,10 +429,7 @@ async fn a_started_games_deadline_is_stored_to_the_microsecond() {
 async fn seats_taken_at_many_tables_at_once_are_all_stored() {
     let app = spawn_app().await;
     let store = Store::new(app.pool.clone());
-    let mut tables = Vec::new();
-    for _ in 0..12 {
-        tables.push(new_table(&app).await);
-    }
+    let tables = new_tables(&app, 12).await;
     // At each table a person takes seat 0 and, at every other table, a bot seat 1, all at
     // once; then the person at table 0 sits again under another name.
     let mut takes = Vec::new();
@@ -447,8 +448,8 @@ async fn seats_taken_at_many_tables_at_once_are_all_stored() {
             }));
         }
     }
-    for take in futures_util::future::join_all(takes).await {
-        assert!(take.unwrap(), "every seat is stored");
+    for take in all_of(takes).await {
+        assert!(take, "every seat is stored");
     }
     store.take_seat(&tables[0], 0, &[7; 32], "Anna").await.unwrap();
     let seats: Vec<StoredSeat> =
@@ -471,11 +472,7 @@ async fn seats_taken_at_many_tables_at_once_are_all_stored() {
             .await
             .unwrap();
     assert_eq!(again, (vec![7; 32], "Anna".to_owned()));
-    let count: i64 = sqlx::query_scalar("SELECT count(*) FROM seats WHERE table_id = ANY($1)")
-        .bind(&tables)
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
+    let count = count_of(&app, "SELECT count(*) FROM seats WHERE table_id = ANY($1)", &tables).await;
     assert_eq!(count, 18);
 }
 
@@ -483,29 +480,18 @@ async fn seats_taken_at_many_tables_at_once_are_all_stored() {
 async fn a_move_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
     let app = spawn_app().await;
     let store = Store::new(app.pool.clone());
-    let mut games = Vec::new();
-    for _ in 0..10 {
-        games.push(started_game(&app, &store).await);
-    }
+    let games = started_games(&app, &store, 10).await;
     // Every game's first move at once, and one move of a game that was never started.
     let unknown = Uuid::new_v4();
     let writes = games.iter().copied().chain([unknown]).map(|game| {
         let store = store.clone();
         tokio::spawn(async move { write(&store, game, 1, None, None).await })
     });
-    let written: Vec<bool> = futures_util::future::join_all(writes)
-        .await
-        .into_iter()
-        .map(Result::unwrap)
-        .collect();
+    let written = all_of(writes).await;
     assert_eq!(written, [vec![true; 10], vec![false]].concat());
     // A take-back of an unknown game is refused too.
     assert!(store.append_takeback(unknown, 2, 0, 0, None).await.is_err());
-    let orphans: i64 = sqlx::query_scalar("SELECT count(*) FROM moves WHERE game_id = $1")
-        .bind(unknown)
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
+    let orphans = count_of(&app, "SELECT count(*) FROM moves WHERE game_id = $1", unknown).await;
     assert_eq!(orphans, 0);
 }
 
@@ -574,11 +560,7 @@ async fn new_tables_created_at_once_are_all_stored_and_a_taken_id_is_refused_alo
             store.insert_table(&id, "gomoku", &settings, &bots, None).await.unwrap()
         })
     });
-    let inserted: Vec<bool> = futures_util::future::join_all(inserts)
-        .await
-        .into_iter()
-        .map(Result::unwrap)
-        .collect();
+    let inserted = all_of(inserts).await;
     assert_eq!(inserted, [vec![true; 10], vec![false]].concat());
     let stored: Vec<(String, i64, Option<String>)> = sqlx::query_as(
         "SELECT t.game, l.epoch, s.bot FROM tables t JOIN table_leases l ON l.table_id = t.id
@@ -588,11 +570,7 @@ async fn new_tables_created_at_once_are_all_stored_and_a_taken_id_is_refused_alo
     .await
     .unwrap();
     assert_eq!(stored, vec![("gomoku".to_owned(), 0, Some("easy".to_owned()))]);
-    let bots_at_taken: i64 = sqlx::query_scalar("SELECT count(*) FROM seats WHERE table_id = $1")
-        .bind(&taken)
-        .fetch_one(&app.pool)
-        .await
-        .unwrap();
+    let bots_at_taken = count_of(&app, "SELECT count(*) FROM seats WHERE table_id = $1", &taken).await;
     assert_eq!(
         bots_at_taken, 0,
         "the refused table changed nothing at the table with its id"

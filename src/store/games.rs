@@ -4,7 +4,8 @@ use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
-use super::writer::{Parts, QueuedGame, QueuedMove, Write};
+use super::leases::LeaseFields;
+use super::writer::{Parts, QueuedMove, Write};
 use super::{Store, StoreError};
 use crate::games::Outcome;
 use crate::ratings::{RatedGame, RatingChange};
@@ -95,7 +96,6 @@ impl Store {
         // Stored with the other tables' writes of its batch (group commit, migration 0013):
         // the series and its sides when the game starts one, the table's seats as the game
         // starts with them, the game and its players; a lost lease fails it.
-        let (lease_table, lease_node, lease_epoch) = self.lease_args();
         let start = StartJson {
             game_id,
             table_id,
@@ -124,15 +124,9 @@ impl Store {
                     side: i16::from(p.side),
                 })
                 .collect(),
-            lease_table,
-            lease_node,
-            lease_epoch,
+            lease: self.lease_fields(),
         };
-        let json = serde_json::to_string(&start)?;
-        let lease = self.lease.clone();
-        self.writer
-            .write(self.pool(), Write::Start(QueuedGame { json, lease }))
-            .await
+        self.write_batched(Write::Start, &start).await
     }
 
     /// Stores a move and, if it ended the game, the result (and the players' new ratings
@@ -213,14 +207,12 @@ impl Store {
         last_move: Option<&MoveRecord<'_>>,
         result: &ResultRecord<'_>,
     ) -> Result<Vec<RatingChange>, StoreError> {
-        let json = self.end_json(game_id, last_move, result)?;
+        let end = self.end_record(game_id, last_move, result);
         let Some(game) = result.rating else {
-            let lease = self.lease.clone();
-            self.writer
-                .write(self.pool(), Write::End(QueuedGame { json, lease }))
-                .await?;
+            self.write_batched(Write::End, &end).await?;
             return Ok(Vec::new());
         };
+        let json = serde_json::to_string(&end)?;
         let mut tx = self.pool().begin().await?;
         super::writer::store_batch(&mut *tx, &Parts::end(&json))
             .await
@@ -233,13 +225,12 @@ impl Store {
     /// A game's end as one object of the batch function's `ends` (migration 0013): the
     /// lease to check, the last move when a move ended the game, its result, and its
     /// series' standings with the series' result once decided.
-    fn end_json(
-        &self,
+    fn end_record<'a>(
+        &'a self,
         game_id: Uuid,
-        last_move: Option<&MoveRecord<'_>>,
-        result: &ResultRecord<'_>,
-    ) -> Result<String, StoreError> {
-        let (lease_table, lease_node, lease_epoch) = self.lease_args();
+        last_move: Option<&'a MoveRecord<'a>>,
+        result: &'a ResultRecord<'a>,
+    ) -> EndJson<'a> {
         let winners: Vec<u64> = result.outcome.winners().iter().map(|seat| u64::from(*seat)).collect();
         let series = result.series.as_ref();
         let (series_result, series_winner) = match series.and_then(|series| series.result) {
@@ -247,7 +238,7 @@ impl Store {
             Some(SeriesResult::Tie) => (Some("tie"), None),
             None => (None, None),
         };
-        let end = EndJson {
+        EndJson {
             game_id,
             ply: last_move.map(|mv| count(mv.ply)),
             seat: last_move.map(|mv| i16::from(mv.seat)),
@@ -275,11 +266,8 @@ impl Store {
             }),
             series_result,
             series_winner,
-            lease_table,
-            lease_node,
-            lease_epoch,
-        };
-        Ok(serde_json::to_string(&end)?)
+            lease: self.lease_fields(),
+        }
     }
 }
 
@@ -302,12 +290,8 @@ struct StartJson<'a> {
     #[serde(skip_serializing_if = "Option::is_none")]
     series_sides: Option<Vec<SideJson<'a>>>,
     players: Vec<PlayerJson<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lease_table: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lease_node: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lease_epoch: Option<i64>,
+    #[serde(flatten)]
+    lease: LeaseFields<'a>,
 }
 
 #[derive(Serialize)]
@@ -358,12 +342,8 @@ struct EndJson<'a> {
     series_result: Option<&'a str>,
     #[serde(skip_serializing_if = "Option::is_none")]
     series_winner: Option<i16>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lease_table: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lease_node: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lease_epoch: Option<i64>,
+    #[serde(flatten)]
+    lease: LeaseFields<'a>,
 }
 
 #[derive(Serialize)]

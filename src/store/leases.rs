@@ -242,6 +242,17 @@ impl Store {
         }
     }
 
+    /// The lease's fields of a write's JSON object for the group commit's batch function
+    /// (none when this store serves no lease).
+    pub(super) fn lease_fields(&self) -> LeaseFields<'_> {
+        let (lease_table, lease_node, lease_epoch) = self.lease_args();
+        LeaseFields {
+            lease_table,
+            lease_node,
+            lease_epoch,
+        }
+    }
+
     /// A write's error: [`StoreError::LeaseLost`] (and the lease marked lost) when its
     /// `spelbord_hold_lease` found the table served by another node.
     pub(super) fn write_error(&self, err: sqlx::Error) -> StoreError {
@@ -260,6 +271,18 @@ pub(super) fn lease_error(err: sqlx::Error, lease: Option<&Lease>) -> StoreError
         (Some(lease), true) => lease_lost(lease),
         _ => StoreError::Database(err),
     }
+}
+
+/// A write's lease in its JSON object for `spelbord_store_batch` (migration 0013), which
+/// checks it with `spelbord_hold_lease`; absent when the write serves no lease.
+#[derive(Debug, serde::Serialize)]
+pub(super) struct LeaseFields<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_table: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_node: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    lease_epoch: Option<i64>,
 }
 
 /// Records that `lease` is lost and returns the error that says so.

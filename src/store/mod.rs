@@ -97,6 +97,21 @@ impl Store {
         }
     }
 
+    /// Hands a write other than a move (one JSON object of the batch function's, made
+    /// into a [`writer::Write`] by `kind`) to the group commit; returns once it is
+    /// committed.
+    async fn write_batched(
+        &self,
+        kind: fn(writer::QueuedGame) -> writer::Write,
+        object: &impl serde::Serialize,
+    ) -> Result<(), StoreError> {
+        let json = serde_json::to_string(object)?;
+        let lease = self.lease.clone();
+        self.writer
+            .write(self.pool(), kind(writer::QueuedGame { json, lease }))
+            .await
+    }
+
     /// The lease this store's writes are fenced with (a table actor's store).
     pub fn lease(&self) -> Option<&Arc<leases::Lease>> {
         self.lease.as_ref()

@@ -3,7 +3,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::writer::{QueuedGame, Write};
+use super::leases::LeaseFields;
+use super::writer::Write;
 use super::{Store, StoreError};
 use crate::table::identity::SECRET_LEN;
 use crate::table::series::Standing;
@@ -69,12 +70,7 @@ impl Store {
                 })
                 .collect(),
         };
-        let json = serde_json::to_string(&table)?;
-        let written = self
-            .writer
-            .write(self.pool(), Write::Table(QueuedGame { json, lease: None }))
-            .await;
-        match written {
+        match self.write_batched(Write::Table, &table).await {
             Ok(()) => Ok(true),
             Err(StoreError::Database(sqlx::Error::Database(db))) if db.constraint() == Some("tables_pkey") => Ok(false),
             Err(err) => Err(err),
@@ -112,22 +108,15 @@ impl Store {
         let _timer = crate::metrics::DbWrite::start("take_seat");
         // Stored with the other tables' writes of its batch (group commit, migration 0013);
         // a lost lease fails it.
-        let (lease_table, lease_node, lease_epoch) = self.lease_args();
         let take = SeatJson {
             table_id,
             seat: i16::from(seat),
             key: player_key.map(super::games::hex),
             name,
             bot,
-            lease_table,
-            lease_node,
-            lease_epoch,
+            lease: self.lease_fields(),
         };
-        let json = serde_json::to_string(&take)?;
-        let lease = self.lease.clone();
-        self.writer
-            .write(self.pool(), Write::Seat(QueuedGame { json, lease }))
-            .await
+        self.write_batched(Write::Seat, &take).await
     }
 
     /// Records that `seat` is free.
@@ -179,12 +168,8 @@ struct SeatJson<'a> {
     name: &'a str,
     #[serde(skip_serializing_if = "Option::is_none")]
     bot: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lease_table: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lease_node: Option<i32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    lease_epoch: Option<i64>,
+    #[serde(flatten)]
+    lease: LeaseFields<'a>,
 }
 
 /// A seat holder as stored.

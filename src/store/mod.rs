@@ -102,13 +102,13 @@ impl Store {
     /// committed.
     async fn write_batched(
         &self,
-        kind: fn(writer::QueuedGame) -> writer::Write,
+        kind: fn(writer::QueuedJson) -> writer::Write,
         object: &impl serde::Serialize,
     ) -> Result<(), StoreError> {
         let json = serde_json::to_string(object)?;
         let lease = self.lease.clone();
         self.writer
-            .write(self.pool(), kind(writer::QueuedGame { json, lease }))
+            .write(self.pool(), kind(writer::QueuedJson { json, lease }))
             .await
     }
 

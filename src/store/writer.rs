@@ -12,15 +12,15 @@
 //! `spelbord_store_batch`) stores only the moves whose lease is still their table's, and
 //! answers the others [`StoreError::LeaseLost`]; a seat, a start or an end whose lease is
 //! lost fails the statement, as its own statement did before, and so does a new table
-//! whose id is taken. It holds its node's write fence
-//! (migration 0010) shared until it commits, so no node takes a table of this one over, nor
-//! does this one release one, while a batch is in flight; a batch that waited for such a
-//! change reads the leases after it.
+//! whose id is taken. It holds its node's write fence (migration 0010) shared until it
+//! commits, so no node takes a table of this one over, nor does this one release one,
+//! while a batch is in flight; a batch that waited for such a change reads the leases
+//! after it.
 //!
-//! Should a batch fail as a whole (a lost lease of a seat, start or end, or a constraint broken
-//! by one of its writes), each of its writes is stored again on its own, so that one table's
-//! bad write cannot refuse another table's; in a database outage they all fail, and each
-//! table tells its player `storage_unavailable` as before.
+//! Should a batch fail as a whole (a lost lease of a seat, start or end, or a constraint
+//! broken by one of its writes), each of its writes is stored again on its own, so that one
+//! table's bad write cannot refuse another table's; in a database outage they all fail,
+//! and each table tells its player `storage_unavailable` as before.
 
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
@@ -61,7 +61,7 @@ pub struct QueuedMove {
 /// object of the batch function's `new_tables`, `seat_takes`, `starts` or `ends` (written
 /// by `store::tables` and `store::games`).
 #[derive(Debug)]
-pub struct QueuedGame {
+pub struct QueuedJson {
     pub json: String,
     /// The table's lease, checked by the statement (`None`: no lease, in tools and tests).
     pub lease: Option<Arc<Lease>>,
@@ -71,10 +71,10 @@ pub struct QueuedGame {
 #[derive(Debug)]
 pub enum Write {
     Move(QueuedMove),
-    Table(QueuedGame),
-    Seat(QueuedGame),
-    Start(QueuedGame),
-    End(QueuedGame),
+    Table(QueuedJson),
+    Seat(QueuedJson),
+    Start(QueuedJson),
+    End(QueuedJson),
 }
 
 impl Write {
@@ -245,9 +245,9 @@ fn json_array(objects: &[&str]) -> String {
     text
 }
 
-/// One statement: the new tables, the seats, the starts, the moves whose table's lease still holds (with the new
-/// deadline of each of their games whose deadline changed), and the ends. Returns the
-/// places among `parts.moves` (from 0) of the moves stored.
+/// One statement: the new tables, the seats, the starts, the moves whose table's lease
+/// still holds (with the new deadline of each of their games whose deadline changed), and
+/// the ends. Returns the places among `parts.moves` (from 0) of the moves stored.
 pub(super) async fn store_batch<'c>(
     executor: impl PgExecutor<'c>,
     parts: &Parts<'_>,
@@ -273,9 +273,10 @@ pub(super) async fn store_batch<'c>(
         nodes.push(mv.lease.as_ref().map(|lease| lease.node));
         epochs.push(mv.lease.as_ref().map(|lease| lease.epoch));
     }
-    // Migration 0013's function: it holds the node's write fence shared, stores the
-    // new tables, the seats and the starts, then the moves whose lease holds (each looked up with a fresh snapshot, no row
-    // lock per move), then the ends.
+    // Migration 0013's function: it holds the node's write fence shared, stores the new
+    // tables, the seats and the starts, then the moves whose lease holds (each looked up
+    // with a fresh snapshot, no row lock per move) once their games are checked, then the
+    // ends.
     let stored: Vec<i64> = sqlx::query_scalar(
         "SELECT spelbord_store_batch($1::uuid[], $2::integer[], $3::smallint[], $4::text[], $5::text[],
                                      $6::timestamptz[], $7::text[], $8::integer[], $9::bigint[],

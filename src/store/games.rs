@@ -144,7 +144,7 @@ impl Store {
                 ply: count(mv.ply),
                 seat: i16::from(mv.seat),
                 payload: mv.payload.get().to_owned(),
-                clocks_ms: mv.clocks_ms.map(super::writer::clocks_literal),
+                clocks_ms: mv.clocks_ms.map(super::writer::int_array_literal),
                 deadline: mv.deadline,
                 lease: self.lease.clone(),
             };
@@ -243,9 +243,11 @@ impl Store {
             ply: last_move.map(|mv| count(mv.ply)),
             seat: last_move.map(|mv| i16::from(mv.seat)),
             payload: last_move.map(|mv| mv.payload),
-            clocks: last_move.and_then(|mv| mv.clocks_ms).map(super::writer::clocks_literal),
+            clocks: last_move
+                .and_then(|mv| mv.clocks_ms)
+                .map(super::writer::int_array_literal),
             outcome: result.outcome.kind(),
-            winners: super::writer::clocks_literal(&winners),
+            winners: super::writer::int_array_literal(&winners),
             reason: result.outcome.reason.as_str(),
             detail: (!result.outcome.detail.is_null()).then_some(&result.outcome.detail),
             move_count: count(result.move_count),

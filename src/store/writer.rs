@@ -304,15 +304,16 @@ pub(super) async fn store_batch<'c>(
         .collect())
 }
 
-/// Every seat's clock as a Postgres `bigint[]` literal.
-pub fn clocks_literal(clocks_ms: &[u64]) -> String {
-    let mut text = String::with_capacity(2 + clocks_ms.len() * 8);
+/// Integers (every seat's clock, a game's winners) as a Postgres `bigint[]` literal
+/// (`{1000,250}`); values past `i64::MAX` are written as `i64::MAX`.
+pub fn int_array_literal(values: &[u64]) -> String {
+    let mut text = String::with_capacity(2 + values.len() * 8);
     text.push('{');
-    for (i, ms) in clocks_ms.iter().enumerate() {
+    for (i, value) in values.iter().enumerate() {
         if i > 0 {
             text.push(',');
         }
-        text.push_str(&ms.min(&(i64::MAX as u64)).to_string());
+        text.push_str(&value.min(&(i64::MAX as u64)).to_string());
     }
     text.push('}');
     text
@@ -320,7 +321,7 @@ pub fn clocks_literal(clocks_ms: &[u64]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{clocks_literal, json_array};
+    use super::{int_array_literal, json_array};
 
     #[test]
     fn json_objects_are_joined_into_an_array() {
@@ -330,9 +331,9 @@ mod tests {
     }
 
     #[test]
-    fn clocks_are_written_as_array_literals() {
-        assert_eq!(clocks_literal(&[1000, 250]), "{1000,250}");
-        assert_eq!(clocks_literal(&[]), "{}");
-        assert_eq!(clocks_literal(&[u64::MAX]), format!("{{{}}}", i64::MAX));
+    fn integers_are_written_as_array_literals() {
+        assert_eq!(int_array_literal(&[1000, 250]), "{1000,250}");
+        assert_eq!(int_array_literal(&[]), "{}");
+        assert_eq!(int_array_literal(&[u64::MAX]), format!("{{{}}}", i64::MAX));
     }
 }

@@ -7,8 +7,9 @@
 -- seat or a game (the server's `store::writer` writes them); a seat, start or end whose
 -- table another node serves now raises SPL01 through `spelbord_hold_lease`, as its own
 -- statement did, a new table whose id is taken raises a unique violation on `tables_pkey`,
--- and the server then writes the batch's parts one by one. The moves' part is migration 0011's `spelbord_store_moves`, which stays
--- for nodes of the previous version until every node runs this one.
+-- and the server then writes the batch's parts one by one. The moves' part is the statement
+-- of migration 0011's `spelbord_store_moves`, which becomes a wrapper of this function (at
+-- the end of this file) for nodes of the previous version until every node runs this one.
 --
 -- And a move's game is checked by the batch instead of by a foreign key (docs/benchmarks.md,
 -- "A move's game checked by its batch"): the key's check cost every stored move a query, an

@@ -79,7 +79,7 @@ BEGIN
         PERFORM spelbord_hold_lease(t.lease_table, t.lease_node, t.lease_epoch)
            FROM jsonb_to_recordset(seat_takes) AS t(lease_table text, lease_node integer, lease_epoch bigint);
         INSERT INTO seats (table_id, seat, player_key, name, bot)
-        SELECT t.table_id, t.seat, decode(t.key, 'hex'), t.name, t.bot
+        SELECT t.table_id, t.seat, decode(t.key, 'base64'), t.name, t.bot
           FROM jsonb_to_recordset(seat_takes) AS t(table_id text, seat smallint, key text, name text, bot text)
         ON CONFLICT (table_id, seat) DO UPDATE
            SET player_key = EXCLUDED.player_key, name = EXCLUDED.name, bot = EXCLUDED.bot, sat_at = now();
@@ -105,7 +105,7 @@ BEGIN
          WHERE t.table_id = s.table_id
            AND NOT EXISTS (SELECT 1 FROM jsonb_to_recordset(s.players) AS p(seat smallint) WHERE p.seat = t.seat);
         INSERT INTO seats (table_id, seat, player_key, name, bot)
-        SELECT s.table_id, p.seat, decode(p.key, 'hex'), p.name, p.bot
+        SELECT s.table_id, p.seat, decode(p.key, 'base64'), p.name, p.bot
           FROM jsonb_to_recordset(starts) AS s(table_id text, players jsonb),
                jsonb_to_recordset(s.players) AS p(seat smallint, key text, name text, bot text)
         ON CONFLICT (table_id, seat) DO UPDATE
@@ -117,7 +117,7 @@ BEGIN
                                                deadline timestamptz, series_id uuid, series_game integer,
                                                rated boolean);
         INSERT INTO game_players (game_id, seat, role, player_key, name, bot, side)
-        SELECT s.game_id, p.seat, p.role, decode(p.key, 'hex'), p.name, p.bot, p.side
+        SELECT s.game_id, p.seat, p.role, decode(p.key, 'base64'), p.name, p.bot, p.side
           FROM jsonb_to_recordset(starts) AS s(game_id uuid, players jsonb),
                jsonb_to_recordset(s.players) AS p(seat smallint, role text, key text, name text, bot text, side smallint);
     END IF;

@@ -1,5 +1,6 @@
 //! Queries on games, their moves and their results.
 
+use base64::Engine;
 use serde::Serialize;
 use time::OffsetDateTime;
 use uuid::Uuid;
@@ -118,7 +119,7 @@ impl Store {
                 .map(|p| PlayerJson {
                     seat: i16::from(p.seat),
                     role: &p.role,
-                    key: p.player_key.as_deref().map(hex),
+                    key: p.player_key.as_deref().map(key_text),
                     name: &p.name,
                     bot: p.bot,
                     side: i16::from(p.side),
@@ -306,7 +307,7 @@ struct SideJson<'a> {
 struct PlayerJson<'a> {
     seat: i16,
     role: &'a str,
-    /// A person's key in hex; absent for a bot.
+    /// A person's key in base64; absent for a bot.
     #[serde(skip_serializing_if = "Option::is_none")]
     key: Option<String>,
     name: &'a str,
@@ -357,15 +358,9 @@ struct StandingJson {
     points: i32,
 }
 
-/// Bytes as lowercase hex (Postgres `decode(…, 'hex')` reads it back).
-pub(super) fn hex(bytes: &[u8]) -> String {
-    const DIGITS: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(bytes.len() * 2);
-    for byte in bytes {
-        text.push(char::from(DIGITS[usize::from(byte >> 4)]));
-        text.push(char::from(DIGITS[usize::from(byte & 0x0f)]));
-    }
-    text
+/// A player's key as base64 text (Postgres `decode(…, 'base64')` reads it back).
+pub(super) fn key_text(bytes: &[u8]) -> String {
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 /// A time as RFC 3339 text to the microsecond (what Postgres keeps), so that the database
@@ -386,13 +381,13 @@ fn count(n: u32) -> i32 {
 
 #[cfg(test)]
 mod tests {
-    use super::{hex, timestamp_text};
+    use super::{key_text, timestamp_text};
     use time::macros::datetime;
 
     #[test]
-    fn bytes_are_written_as_lowercase_hex() {
-        assert_eq!(hex(&[]), "");
-        assert_eq!(hex(&[0x00, 0x0f, 0xa0, 0xff]), "000fa0ff");
+    fn keys_are_written_as_padded_standard_base64() {
+        assert_eq!(key_text(&[]), "");
+        assert_eq!(key_text(&[0x00, 0x0f, 0xa0, 0xff]), "AA+g/w==");
     }
 
     #[test]

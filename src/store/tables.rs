@@ -111,7 +111,7 @@ impl Store {
         let take = SeatJson {
             table_id,
             seat: i16::from(seat),
-            key: player_key.map(super::games::hex),
+            key: player_key.map(super::games::key_text),
             name,
             bot,
             lease: self.lease_fields(),
@@ -162,7 +162,7 @@ struct BotJson<'a> {
 struct SeatJson<'a> {
     table_id: &'a str,
     seat: i16,
-    /// A person's key in hex; absent for a bot.
+    /// A person's key in base64; absent for a bot.
     #[serde(skip_serializing_if = "Option::is_none")]
     key: Option<String>,
     name: &'a str,

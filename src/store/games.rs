@@ -213,12 +213,27 @@ impl Store {
             self.write_batched(Write::End, &end).await?;
             return Ok(Vec::new());
         };
-        let json = serde_json::to_string(&end)?;
+        // Boxed: its transaction's futures are kilobytes, and every table command that
+        // can end a game (a move, a resignation, a flag) would otherwise carry them, and
+        // copy them onto the heap, whether or not its table is rated.
+        Box::pin(self.end_rated_game(game_id, &end, game, result.outcome)).await
+    }
+
+    /// A rated game's end, in a transaction of its own with the players' new ratings
+    /// (returned).
+    async fn end_rated_game(
+        &self,
+        game_id: Uuid,
+        end: &EndJson<'_>,
+        game: &RatedGame,
+        outcome: &Outcome,
+    ) -> Result<Vec<RatingChange>, StoreError> {
+        let json = serde_json::to_string(end)?;
         let mut tx = self.pool().begin().await?;
         super::writer::store_batch(&mut *tx, &Parts::end(&json))
             .await
             .map_err(|err| self.write_error(err))?;
-        let changes = super::ratings::rate_game(&mut tx, game_id, game, result.outcome).await?;
+        let changes = super::ratings::rate_game(&mut tx, game_id, game, outcome).await?;
         tx.commit().await?;
         Ok(changes)
     }

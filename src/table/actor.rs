@@ -293,7 +293,10 @@ impl TableActor {
     /// Runs the actor as a task of `tracker` and returns its handle.
     fn start(self, shutdown: CancellationToken, tracker: &TaskTracker) -> TableHandle {
         let (commands, inbox) = queue::bounded(COMMAND_QUEUE);
-        let hand_over = CancellationToken::new();
+        // A child of the server's shutdown: cancelled by either, so that the table's loop
+        // waits on its own token only (the server's is shared by every table and socket,
+        // and each wait on it takes its two locks on every turn).
+        let hand_over = shutdown.child_token();
         let handle = TableHandle::new(
             &self.id,
             commands,
@@ -328,9 +331,8 @@ impl TableActor {
         hand_over: CancellationToken,
     ) {
         let mut bot_answers = None;
-        // Registered once, not on every turn of the loop.
-        let shutting_down = shutdown.cancelled();
-        tokio::pin!(shutting_down);
+        // Registered once, not on every turn of the loop. The token is a child of
+        // `shutdown` (see `start`): it fires when the server shuts down, too.
         let handing_over = hand_over.cancelled();
         tokio::pin!(handing_over);
         let stop = loop {
@@ -342,9 +344,12 @@ impl TableActor {
             }
             tokio::select! {
                 biased;
-                _ = &mut shutting_down => break Stop::Shutdown,
-                // Another node asked for the table (or this one no longer holds it).
-                _ = &mut handing_over => break Stop::HandOver,
+                // The server shuts down, or another node asked for the table (or this one
+                // no longer holds it).
+                _ = &mut handing_over => break match shutdown.is_cancelled() {
+                    true => Stop::Shutdown,
+                    false => Stop::HandOver,
+                },
                 // The table's own timer: flags fall and graces run out whether or not
                 // anyone is connected.
                 // The work is boxed: the loop's future, which a table keeps for its whole

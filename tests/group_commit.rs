@@ -495,6 +495,56 @@ async fn a_move_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
     assert_eq!(orphans, 0);
 }
 
+/// A game's end, its last move with it when `last_ply` is given (`append_move`), or alone
+/// (`finish_game`, as after a resignation); whether it was stored.
+async fn end(store: &Store, game: Uuid, last_ply: Option<u32>) -> bool {
+    let outcome = Outcome::win(vec![0], spelbord::games::EndReason::FiveInARow);
+    let result = ResultRecord {
+        outcome: &outcome,
+        move_count: last_ply.unwrap_or(1),
+        series: None,
+        rating: None,
+    };
+    let Some(ply) = last_ply else {
+        return store.finish_game(game, result).await.is_ok();
+    };
+    let payload = spelbord::games::json_text(&json!({"at": format!("A{ply}")}));
+    let last = MoveRecord {
+        ply,
+        seat: 0,
+        payload: &payload,
+        clocks_ms: None,
+        deadline: None,
+    };
+    store.append_move(game, last, Some(result)).await.is_ok()
+}
+
+#[tokio::test]
+async fn an_end_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
+    let app = spawn_app().await;
+    let store = Store::new(app.pool.clone());
+    let games = started_games(&app, &store, 8).await;
+    let unknown = Uuid::new_v4();
+    // Half the known games end with a move, half without; the unknown game both ways.
+    let ends = games
+        .iter()
+        .copied()
+        .zip([Some(1), None].into_iter().cycle())
+        .chain([(unknown, Some(1)), (unknown, None)])
+        .map(|(game, last_ply)| {
+            let store = store.clone();
+            tokio::spawn(async move { end(&store, game, last_ply).await })
+        });
+    let stored = all_of(ends).await;
+    assert_eq!(stored, [vec![true; 8], vec![false; 2]].concat());
+    let finished = count(&app, "SELECT count(*) FROM games WHERE status = 'finished'").await;
+    let results = count(&app, "SELECT count(*) FROM results").await;
+    let last_moves = count(&app, "SELECT count(*) FROM moves").await;
+    assert_eq!((finished, results, last_moves), (8, 8, 4));
+    let orphans = count_of(&app, "SELECT count(*) FROM moves WHERE game_id = $1", unknown).await;
+    assert_eq!(orphans, 0);
+}
+
 #[tokio::test]
 async fn a_deleted_table_takes_its_games_moves_and_a_batch_waits_for_the_deletion() {
     let app = spawn_app().await;

@@ -164,6 +164,18 @@ pub struct Envelope {
 /// Reads a text frame. On failure returns the error to send, still carrying the `ref`
 /// when one could be read.
 pub fn parse_client_msg(text: &str) -> Result<Envelope, (ErrorCode, String, Option<Value>)> {
+    // Most frames are moves: read straight into the message, without the JSON tree the
+    // general path builds, checks and reads again. Any frame this does not read whole
+    // (another type, a field of the wrong kind, a key twice, bad JSON) takes the general
+    // path, which answers it exactly as before.
+    if let Ok(frame) = serde_json::from_str::<MoveFrame>(text) {
+        return Ok(frame.into_envelope());
+    }
+    parse_any_client_msg(text)
+}
+
+/// [`parse_client_msg`]'s general path: any frame, through a JSON tree.
+fn parse_any_client_msg(text: &str) -> Result<Envelope, (ErrorCode, String, Option<Value>)> {
     let value: Value = serde_json::from_str(text).map_err(|err| {
         (
             ErrorCode::MalformedJson,
@@ -207,6 +219,48 @@ pub fn parse_client_msg(text: &str) -> Result<Envelope, (ErrorCode, String, Opti
             reference,
         )),
     }
+}
+
+/// A `move` frame, as [`parse_client_msg`]'s general path reads it: the same fields of the
+/// same kinds, other fields ignored, `ref` kept whatever it holds (`null` too).
+#[derive(Deserialize)]
+struct MoveFrame {
+    #[serde(rename = "type")]
+    _kind: MoveType,
+    #[serde(default)]
+    seat: Option<Seat>,
+    #[serde(rename = "move")]
+    payload: Value,
+    #[serde(default)]
+    think_ms: Option<u64>,
+    #[serde(rename = "ref", default, deserialize_with = "present")]
+    reference: Option<Value>,
+}
+
+/// The only `type` a [`MoveFrame`] reads.
+#[derive(Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum MoveType {
+    Move,
+}
+
+impl MoveFrame {
+    fn into_envelope(self) -> Envelope {
+        Envelope {
+            msg: ClientMsg::Move {
+                seat: self.seat,
+                payload: self.payload,
+                think_ms: self.think_ms,
+            },
+            reference: self.reference,
+        }
+    }
+}
+
+/// A field that is present, whatever its value (`null` included, which `Option` would read
+/// as absent).
+fn present<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(deserializer).map(Some)
 }
 
 /// Machine-readable error codes. The wire form is snake_case.
@@ -712,6 +766,82 @@ mod tests {
 
     fn code(text: &str) -> ErrorCode {
         parse_client_msg(text).expect_err("should be refused").0
+    }
+
+    /// Frames near a move's shape: each must read the same through the move's own path
+    /// as through the general one (the same message, or the same error).
+    const MOVE_LIKE: &[&str] = &[
+        r#"{"type":"move","move":{"at":"H8"}}"#,
+        r#"{"type":"move","move":{"at":"H8"},"seat":1,"think_ms":2350,"ref":7}"#,
+        r#"{"ref":"a","think_ms":0,"move":"e2e4","seat":null,"type":"move"}"#,
+        r#"{"type":"move","move":null}"#,
+        r#"{"type":"move","move":[1,2],"ref":null}"#,
+        r#"{"type":"move","move":{"at":"H8"},"extra":{"x":[1]}}"#,
+        r#"  {"type" : "move", "move" : 5 }  "#,
+        r#"{"type":"move"}"#,
+        r#"{"type":"move","move":1,"seat":256}"#,
+        r#"{"type":"move","move":1,"seat":-1}"#,
+        r#"{"type":"move","move":1,"seat":1.0}"#,
+        r#"{"type":"move","move":1,"seat":"1"}"#,
+        r#"{"type":"move","move":1,"think_ms":-5}"#,
+        r#"{"type":"move","move":1,"think_ms":1e3}"#,
+        r#"{"type":"move","move":1,"move":2}"#,
+        r#"{"type":"move","type":"chat","text":"hi","move":1}"#,
+        r#"{"type":"chat","type":"move","move":1}"#,
+        r#"{"type":"move","move":1,"ref":1,"ref":2}"#,
+        r#"{"type":"Move","move":1}"#,
+        r#"{"type":"moves","move":1}"#,
+        r#"{"type":null,"move":1}"#,
+        r#"{"move":1}"#,
+        r#"{"type":"move","move":1"#,
+        r#"{"type":"move","move":1} x"#,
+        r#"["move",1]"#,
+        r#""move""#,
+        r#"{"type":"premove","move":{"at":"H9"}}"#,
+        r#"{"type":"resign","move":1}"#,
+    ];
+
+    fn same_reading(text: &str) {
+        assert_eq!(
+            format!("{:?}", parse_client_msg(text)),
+            format!("{:?}", parse_any_client_msg(text)),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_move_reads_the_same_through_its_own_path_as_through_the_general_one() {
+        for text in MOVE_LIKE {
+            same_reading(text);
+        }
+        // The move's own path does read the moves (a frame it refused would take the general
+        // path and read the same, unseen by the comparison above).
+        for text in &MOVE_LIKE[..7] {
+            assert!(serde_json::from_str::<MoveFrame>(text).is_ok(), "{text}");
+        }
+    }
+
+    proptest::proptest! {
+        /// Objects of a move's fields and others, of every kind, in any order, some twice.
+        #[test]
+        fn any_object_of_a_move_s_fields_reads_the_same_both_ways(
+            fields in proptest::collection::vec(
+                (
+                    proptest::sample::select(vec!["type", "move", "seat", "think_ms", "ref", "text", "x"]),
+                    proptest::sample::select(vec![
+                        r#""move""#, r#""chat""#, "null", "0", "1", "255", "256", "-1", "2.5", r#""1""#,
+                        r#"{"at":"H8"}"#, "[1,2]", "true", r#""hi""#, "18446744073709551615",
+                    ]),
+                ),
+                0..6,
+            )
+        ) {
+            let text = format!(
+                "{{{}}}",
+                fields.iter().map(|(key, value)| format!("\"{key}\":{value}")).collect::<Vec<_>>().join(",")
+            );
+            same_reading(&text);
+        }
     }
 
     #[test]

@@ -135,10 +135,6 @@ pub async fn serve(
     pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tracing::debug!(table = table.id(), conn, "connection opened");
     let limiter = rate_limiter(limits);
-    // The connection's own child of the server's token: the loop waits on it every turn,
-    // and a wait takes the token's two locks (its state's and its waiters'), which on the
-    // server's token every socket and table would share.
-    let shutdown = shutdown.child_token();
     // The last frame was refused by the rate limiter: a run of refusals is answered once.
     let mut limited = false;
     // Registered once, not on every turn of the loop.

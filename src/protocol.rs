@@ -777,7 +777,7 @@ mod tests {
         r#"{"type":"move","move":null}"#,
         r#"{"type":"move","move":[1,2],"ref":null}"#,
         r#"{"type":"move","move":{"at":"H8"},"extra":{"x":[1]}}"#,
-        r#"  {"type" : "move", "move" : 5 }  "#,
+        r#"  {"type" : "mo\u0076e", "move" : 5 }  "#,
         r#"{"type":"move"}"#,
         r#"{"type":"move","move":1,"seat":256}"#,
         r#"{"type":"move","move":1,"seat":-1}"#,

@@ -46,6 +46,10 @@ pub struct DatabaseSettings {
     /// Where initdb and pg_ctl live; empty means "search for them".
     pub pg_bin_dir: String,
     pub max_connections: u32,
+    /// How long the group commit waits for more writes before it stores a batch of fewer
+    /// than [`crate::store::writer::LINGER_BELOW`]; 0: never waits (see
+    /// docs/operations.md, "The group commit's linger").
+    pub batch_linger_ms: u64,
 }
 
 #[derive(Debug, Clone, Deserialize)]

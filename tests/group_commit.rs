@@ -15,6 +15,7 @@ use spelbord::store::games::{MoveRecord, NewSeries, PlayerRecord, ResultRecord, 
 use spelbord::store::tables::NewBotSeat;
 use spelbord::table::series::{SeriesFormat, SeriesResult, Standing};
 use sqlx::Row;
+use std::time::Duration;
 use time::OffsetDateTime;
 use uuid::Uuid;
 
@@ -543,6 +544,25 @@ async fn an_end_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
     assert_eq!((finished, results, last_moves), (8, 8, 4));
     let orphans = count_of(&app, "SELECT count(*) FROM moves WHERE game_id = $1", unknown).await;
     assert_eq!(orphans, 0);
+}
+
+#[tokio::test]
+async fn with_a_linger_a_small_batch_waits_for_more_writes() {
+    let app = spawn_app().await;
+    let games = started_games(&app, &Store::new(app.pool.clone()), 2).await;
+    let lingering = Store::new(app.pool.clone()).with_batch_linger(Duration::from_millis(300));
+    let first = {
+        let store = lingering.clone();
+        let game = games[0];
+        tokio::spawn(async move { write(&store, game, 1, None, None).await })
+    };
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert!(!first.is_finished(), "a lone write waits for the linger");
+    let second = write(&lingering, games[1], 1, None, None).await;
+    assert!(first.await.unwrap() && second);
+    // One batch: both rows were written by the same transaction.
+    let transactions = count(&app, "SELECT count(DISTINCT xmin::text) FROM moves").await;
+    assert_eq!(transactions, 1);
 }
 
 #[tokio::test]

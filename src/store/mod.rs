@@ -87,6 +87,15 @@ impl Store {
         }
     }
 
+    /// The same store, its group commit waiting `linger` for more writes before it stores
+    /// a small batch (`database.batch_linger_ms`; zero: never). Set before the first write.
+    pub fn with_batch_linger(self, linger: Duration) -> Store {
+        Store {
+            writer: writer::BatchWriter::with_linger(linger),
+            ..self
+        }
+    }
+
     /// The same store for one table's actor: every write it makes for the table checks
     /// `lease` first and fails with [`StoreError::LeaseLost`] once another node holds it.
     pub fn for_table(&self, lease: Arc<leases::Lease>) -> Store {
@@ -162,7 +171,9 @@ impl Database {
     pub async fn open(settings: &DatabaseSettings) -> Result<Database, StoreError> {
         if !settings.url.is_empty() {
             let options: PgConnectOptions = settings.url.parse()?;
-            let store = Store::connect(options, settings.max_connections).await?;
+            let store = Store::connect(options, settings.max_connections)
+                .await?
+                .with_batch_linger(Duration::from_millis(settings.batch_linger_ms));
             return Ok(Database {
                 store,
                 local: None,
@@ -181,7 +192,7 @@ impl Database {
         let options = local.connect_options(LOCAL_DATABASE);
         match Store::connect(options, settings.max_connections).await {
             Ok(store) => Ok(Database {
-                store,
+                store: store.with_batch_linger(Duration::from_millis(settings.batch_linger_ms)),
                 local: Some(local),
                 local_use: Some(local_use),
             }),

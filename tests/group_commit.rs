@@ -3,7 +3,9 @@
 //! deadlines; one game's bad move (a ply stored twice) is refused alone, and the other games'
 //! moves of the same batch are stored all the same. Seats taken and games' starts and
 //! ends go through the same batches: many at once, mixed with moves, are all stored as their
-//! own statements stored them, and a bad one is refused alone.
+//! own statements stored them, and a bad one is refused alone. A move or an end of a game
+//! that is not stored is refused alone, and with a linger a small batch waits for more
+//! writes.
 
 mod common;
 

@@ -227,11 +227,9 @@ fn parse_any_client_msg(text: &str) -> Result<Envelope, (ErrorCode, String, Opti
 struct MoveFrame {
     #[serde(rename = "type")]
     _kind: MoveType,
-    #[serde(default)]
     seat: Option<Seat>,
     #[serde(rename = "move")]
     payload: Value,
-    #[serde(default)]
     think_ms: Option<u64>,
     #[serde(rename = "ref", default, deserialize_with = "present")]
     reference: Option<Value>,

@@ -166,14 +166,19 @@ impl Store {
 }
 
 impl Database {
+    /// The store on `options`, as the settings configure it (pool size, group-commit
+    /// linger).
+    async fn connect_store(options: PgConnectOptions, settings: &DatabaseSettings) -> Result<Store, StoreError> {
+        let store = Store::connect(options, settings.max_connections).await?;
+        Ok(store.with_batch_linger(Duration::from_millis(settings.batch_linger_ms)))
+    }
+
     /// Opens the configured database: `url` when set, otherwise a private cluster in
     /// `local_dir` started from the installed PostgreSQL binaries.
     pub async fn open(settings: &DatabaseSettings) -> Result<Database, StoreError> {
         if !settings.url.is_empty() {
             let options: PgConnectOptions = settings.url.parse()?;
-            let store = Store::connect(options, settings.max_connections)
-                .await?
-                .with_batch_linger(Duration::from_millis(settings.batch_linger_ms));
+            let store = Database::connect_store(options, settings).await?;
             return Ok(Database {
                 store,
                 local: None,
@@ -190,9 +195,9 @@ impl Database {
         let local = LocalPostgres::ensure_running(&data_dir, &bin_dir).await?;
         local.create_database(LOCAL_DATABASE).await?;
         let options = local.connect_options(LOCAL_DATABASE);
-        match Store::connect(options, settings.max_connections).await {
+        match Database::connect_store(options, settings).await {
             Ok(store) => Ok(Database {
-                store: store.with_batch_linger(Duration::from_millis(settings.batch_linger_ms)),
+                store,
                 local: Some(local),
                 local_use: Some(local_use),
             }),

@@ -90,7 +90,9 @@ impl Write {
     fn lease(&self) -> Option<&Arc<Lease>> {
         match self {
             Write::Move(mv) => mv.lease.as_ref(),
-            Write::Table(game) | Write::Seat(game) | Write::Start(game) | Write::End(game) => game.lease.as_ref(),
+            Write::Table(queued) | Write::Seat(queued) | Write::Start(queued) | Write::End(queued) => {
+                queued.lease.as_ref()
+            }
         }
     }
 }
@@ -242,10 +244,10 @@ impl<'a> Parts<'a> {
         for write in writes {
             match write {
                 Write::Move(mv) => parts.moves.push(mv),
-                Write::Table(game) => parts.tables.push(&game.json),
-                Write::Seat(game) => parts.seats.push(&game.json),
-                Write::Start(game) => parts.starts.push(&game.json),
-                Write::End(game) => parts.ends.push(&game.json),
+                Write::Table(queued) => parts.tables.push(&queued.json),
+                Write::Seat(queued) => parts.seats.push(&queued.json),
+                Write::Start(queued) => parts.starts.push(&queued.json),
+                Write::End(queued) => parts.ends.push(&queued.json),
             }
         }
         parts

@@ -36,6 +36,9 @@ pub struct ServerSettings {
     pub forwarded_header: crate::http::client::ForwardedHeader,
     /// Browser origins besides the server's own that may open WebSockets (`*`: any).
     pub allowed_origins: crate::http::security::AllowedOrigins,
+    /// Threads serving connections and tables; 0: one per core (bots think on threads
+    /// of their own, `bots.threads`).
+    pub worker_threads: usize,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -46,9 +49,9 @@ pub struct DatabaseSettings {
     /// Where initdb and pg_ctl live; empty means "search for them".
     pub pg_bin_dir: String,
     pub max_connections: u32,
-    /// How long the group commit waits for more writes before it stores a batch of fewer
-    /// than [`crate::store::writer::LINGER_BELOW`]; 0: never waits (see
-    /// docs/operations.md, "The group commit's linger").
+    /// How long the group commit may wait for more writes before it stores a batch of
+    /// fewer than [`crate::store::writer::LINGER_BELOW`] while it is busy; 0: never waits
+    /// (see docs/operations.md, "The group commit's linger").
     pub batch_linger_ms: u64,
 }
 

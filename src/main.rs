@@ -204,8 +204,7 @@ fn ms(duration: std::time::Duration) -> f64 {
     duration.as_secs_f64() * 1_000.0
 }
 
-#[tokio::main]
-async fn serve() -> ExitCode {
+fn serve() -> ExitCode {
     let settings = match Settings::load() {
         Ok(settings) => settings,
         Err(err) => {
@@ -214,7 +213,15 @@ async fn serve() -> ExitCode {
         }
     };
     init_logging(settings.log.format);
-    match run(settings).await {
+    let mut runtime = tokio::runtime::Builder::new_multi_thread();
+    if settings.server.worker_threads > 0 {
+        runtime.worker_threads(settings.server.worker_threads);
+    }
+    let served = match runtime.enable_all().build() {
+        Ok(runtime) => runtime.block_on(run(settings)),
+        Err(err) => Err(format!("cannot start the runtime: {err}")),
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
             eprintln!("spelbord: {message}");

@@ -1,6 +1,7 @@
 //! The real `spelbord` binary, as the README runs it: with no `DATABASE_URL` it starts its
 //! own PostgreSQL cluster, serves, and on SIGTERM shuts down and stops the cluster; with
-//! neither a URL nor PostgreSQL binaries it exits with one clear sentence.
+//! neither a URL nor PostgreSQL binaries it exits with one clear sentence; it serves on as
+//! many worker threads as `server.worker_threads` says.
 
 mod common;
 
@@ -385,4 +386,36 @@ async fn a_series_survives_sigkill() {
     let pid = child.id().expect("pid").to_string();
     Command::new("kill").args(["-TERM", &pid]).status().await.expect("kill");
     let _ = tokio::time::timeout(STARTUP_LIMIT, child.wait()).await;
+}
+
+/// The names of the threads of process `pid`, from /proc.
+fn thread_names(pid: u32) -> Vec<String> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the process's threads");
+    tasks
+        .map(|task| {
+            let comm = task.expect("a thread").path().join("comm");
+            std::fs::read_to_string(comm).unwrap_or_default().trim().to_owned()
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn it_serves_on_as_many_worker_threads_as_configured() {
+    let scratch = Scratch::new();
+    let database = common::TestDb::create().await;
+    let mut counts = Vec::new();
+    for threads in ["1", "3"] {
+        let mut command = server(&scratch);
+        command
+            .env("DATABASE_URL", database.url())
+            .env("APP__SERVER__WORKER_THREADS", threads);
+        let mut child = command.spawn().expect("start the server");
+        let base = listening_address(&mut child).await;
+        let table = create_table(&base, json!({"game": "gomoku"})).await;
+        drop(connect(&base, &table).await);
+        let names = thread_names(child.id().expect("pid"));
+        counts.push(names.iter().filter(|name| name.starts_with("tokio-r")).count());
+        assert!(kill(&mut child, "-TERM").await.success());
+    }
+    assert_eq!(counts, [1, 3], "Tokio's worker threads, as configured");
 }

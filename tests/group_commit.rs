@@ -5,7 +5,7 @@
 //! ends go through the same batches: many at once, mixed with moves, are all stored as their
 //! own statements stored them, and a bad one is refused alone. A move or an end of a game
 //! that is not stored is refused alone, and with a linger a small batch waits for more
-//! writes.
+//! writes after a busy batch, never on a quiet writer.
 
 mod common;
 
@@ -548,23 +548,59 @@ async fn an_end_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
     assert_eq!(orphans, 0);
 }
 
+/// Writes ply `ply` of each of `games` at once, each in a task of its own.
+fn spawn_writes(store: &Store, games: &[Uuid], ply: u32) -> Vec<tokio::task::JoinHandle<bool>> {
+    games
+        .iter()
+        .map(|&game| {
+            let store = store.clone();
+            tokio::spawn(async move { write(&store, game, ply, None, None).await })
+        })
+        .collect()
+}
+
 #[tokio::test]
-async fn with_a_linger_a_small_batch_waits_for_more_writes() {
+async fn after_a_busy_batch_a_small_one_waits_for_the_linger() {
+    let app = spawn_app().await;
+    let games = started_games(&app, &Store::new(app.pool.clone()), 7).await;
+    let lingering = Store::new(app.pool.clone()).with_batch_linger(Duration::from_millis(300));
+    // Traffic: a write held up by a lock on `moves` while five more queue behind it; they
+    // are stored together as the lock goes.
+    let mut lock = app.pool.begin().await.unwrap();
+    sqlx::query("LOCK TABLE moves IN SHARE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let held = spawn_writes(&lingering, &games[..1], 1);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let queued = spawn_writes(&lingering, &games[1..6], 1);
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    lock.commit().await.unwrap();
+    assert_eq!(all_of(held.into_iter().chain(queued)).await, vec![true; 6]);
+    // The batch before held five writes: a lone write now waits for more.
+    let first = spawn_writes(&lingering, &games[..1], 2);
+    tokio::time::sleep(Duration::from_millis(30)).await;
+    assert!(!first[0].is_finished(), "a lone write waits for the linger");
+    let second = write(&lingering, games[6], 1, None, None).await;
+    assert!(all_of(first).await[0] && second);
+    // One batch: both rows were written by the same transaction.
+    let sql = "SELECT count(DISTINCT xmin::text) FROM moves WHERE ply = 2 OR game_id = $1";
+    assert_eq!(count_of(&app, sql, games[6]).await, 1);
+}
+
+#[tokio::test]
+async fn a_quiet_writer_stores_a_lone_write_at_once_even_with_a_linger() {
     let app = spawn_app().await;
     let games = started_games(&app, &Store::new(app.pool.clone()), 2).await;
     let lingering = Store::new(app.pool.clone()).with_batch_linger(Duration::from_millis(300));
-    let first = {
-        let store = lingering.clone();
-        let game = games[0];
-        tokio::spawn(async move { write(&store, game, 1, None, None).await })
-    };
+    let first = spawn_writes(&lingering, &games[..1], 1);
     tokio::time::sleep(Duration::from_millis(30)).await;
-    assert!(!first.is_finished(), "a lone write waits for the linger");
     let second = write(&lingering, games[1], 1, None, None).await;
-    assert!(first.await.unwrap() && second);
-    // One batch: both rows were written by the same transaction.
+    assert!(all_of(first).await[0] && second);
+    // Had the first write lingered, the second (30 ms later) would have shared its
+    // transaction.
     let transactions = count(&app, "SELECT count(DISTINCT xmin::text) FROM moves").await;
-    assert_eq!(transactions, 1);
+    assert_eq!(transactions, 2);
 }
 
 #[tokio::test]

@@ -87,8 +87,9 @@ impl Store {
         }
     }
 
-    /// The same store, its group commit waiting `linger` for more writes before it stores
-    /// a small batch (`database.batch_linger_ms`; zero: never). Set before the first write.
+    /// The same store, its group commit waiting up to `linger` for more writes before it
+    /// stores a small batch while it is busy (`database.batch_linger_ms`; zero: never). Set
+    /// before the first write.
     pub fn with_batch_linger(self, linger: Duration) -> Store {
         Store {
             writer: writer::BatchWriter::with_linger(linger),

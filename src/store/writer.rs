@@ -22,9 +22,11 @@
 //! table's bad write cannot refuse another table's; in a database outage they all fail,
 //! and each table tells its player `storage_unavailable` as before.
 //!
-//! With a linger set (`database.batch_linger_ms`), a batch of fewer than [`LINGER_BELOW`]
-//! writes waits that long for more before it is stored: fewer, larger batches under a
-//! moderate steady load, each write later by about the linger (docs/operations.md).
+//! With a linger set (`database.batch_linger_ms`, 1 ms by default), a batch of fewer than
+//! [`LINGER_BELOW`] writes waits up to that long for more before it is stored, when the
+//! batch before it held at least [`LINGER_AFTER`]: fewer, larger batches under a steady
+//! load, each write later by at most the linger; a quiet server never waits
+//! (docs/operations.md).
 
 use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
@@ -46,8 +48,20 @@ pub const MAX_BATCH: usize = 2_000;
 const QUEUE: usize = 16_384;
 
 /// A batch of fewer writes than this waits for the linger, when one is set
-/// (`database.batch_linger_ms`), before it is stored; a larger one is stored at once.
-pub const LINGER_BELOW: usize = 16;
+/// (`database.batch_linger_ms`) and the writes come often enough, until it holds this many
+/// or the linger is over; a larger one is stored at once.
+pub const LINGER_BELOW: usize = 32;
+
+/// The writes the batch before must have held for a small batch to linger: at a rate
+/// where a batch's store gathers no more than a few, waiting would only make each write
+/// later.
+pub const LINGER_AFTER: usize = 4;
+
+/// Whether a batch of `waiting` writes waits for more before it is stored, the batch
+/// before it having held `previous`.
+fn lingers(linger: &Duration, previous: usize, waiting: usize) -> bool {
+    !linger.is_zero() && previous >= LINGER_AFTER && waiting < LINGER_BELOW
+}
 
 /// One move, ready for the database.
 #[derive(Debug)]
@@ -147,16 +161,23 @@ impl BatchWriter {
 /// The writer: waits for a write, takes every other one already waiting, stores them all.
 async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration) {
     let mut batch: Vec<Pending> = Vec::with_capacity(64);
+    // How many writes the batch before held: the evidence of traffic the linger waits on.
+    let mut previous = 0;
     while inbox.recv_many(&mut batch, MAX_BATCH).await > 0 {
-        if batch.len() < LINGER_BELOW && !linger.is_zero() {
-            // Fewer round trips and commits for the same writes, each write later by
-            // about `linger`.
-            tokio::time::sleep(linger).await;
-            while batch.len() < MAX_BATCH {
-                let Ok(pending) = inbox.try_recv() else { break };
-                batch.push(pending);
+        if lingers(&linger, previous, batch.len()) {
+            // Fewer round trips and commits for the same writes, each write later by at
+            // most `linger`.
+            let until = tokio::time::Instant::now() + linger;
+            while batch.len() < LINGER_BELOW {
+                let room = MAX_BATCH - batch.len();
+                let more = inbox.recv_many(&mut batch, room);
+                match tokio::time::timeout_at(until, more).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {}
+                }
             }
         }
+        previous = batch.len();
         let _timer = crate::metrics::DbWrite::start("move_batch");
         let writes: Vec<&Write> = batch.iter().map(|pending| &pending.write).collect();
         let parts = Parts::of(&writes);
@@ -352,7 +373,22 @@ pub fn int_array_literal(values: &[u64]) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::{int_array_literal, json_array};
+    use super::{LINGER_AFTER, LINGER_BELOW, int_array_literal, json_array, lingers};
+    use std::time::Duration;
+
+    #[test]
+    fn a_small_batch_lingers_only_with_a_linger_set_and_after_a_busy_batch() {
+        let ms = Duration::from_millis(1);
+        assert!(lingers(&ms, LINGER_AFTER, 1));
+        assert!(lingers(&ms, 500, LINGER_BELOW - 1));
+        // A batch large enough already goes at once.
+        assert!(!lingers(&ms, 500, LINGER_BELOW));
+        // A quiet writer (the batch before held fewer than LINGER_AFTER) never waits.
+        assert!(!lingers(&ms, 0, 1));
+        assert!(!lingers(&ms, LINGER_AFTER - 1, 1));
+        // No linger set: never.
+        assert!(!lingers(&Duration::ZERO, 500, 1));
+    }
 
     #[test]
     fn json_objects_are_joined_into_an_array() {

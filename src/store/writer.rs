@@ -50,7 +50,7 @@ const QUEUE: usize = 16_384;
 /// A batch of fewer writes than this waits for the linger, when one is set
 /// (`database.batch_linger_ms`) and the writes come often enough, until it holds this many
 /// or the linger is over; a larger one is stored at once.
-pub const LINGER_BELOW: usize = 32;
+pub const LINGER_BELOW: usize = 16;
 
 /// The writes the batch before must have held for a small batch to linger: at a rate
 /// where a batch's store gathers no more than a few, waiting would only make each write

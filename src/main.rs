@@ -242,6 +242,9 @@ fn init_logging(format: LogFormat) {
 }
 
 async fn run(settings: Settings) -> Result<(), String> {
+    // Registered first: a SIGTERM while the server starts (its private cluster may take
+    // seconds) or just after it says where it listens still shuts it down in order.
+    let signals = shutdown_signal();
     let database = Database::open(&settings.database)
         .await
         .map_err(|err| err.to_string())?;
@@ -253,10 +256,12 @@ async fn run(settings: Settings) -> Result<(), String> {
         }
     };
     let addr = app.local_addr().map_err(|err| err.to_string())?;
+    let workers = tokio::runtime::Handle::current().metrics().num_workers();
+    tracing::info!("serving on {workers} worker threads");
     tracing::info!("listening on http://{addr}");
     let shutdown = app.shutdown_token();
     tokio::spawn(async move {
-        wait_for_signal().await;
+        signals.await;
         tracing::info!("shutting down");
         shutdown.cancel();
     });
@@ -265,17 +270,24 @@ async fn run(settings: Settings) -> Result<(), String> {
     served.map_err(|err| err.to_string())
 }
 
-async fn wait_for_signal() {
+/// Registers for Ctrl-C (SIGINT) and SIGTERM at once; the future resolves at the first
+/// that comes, even if it came before the future was first awaited.
+fn shutdown_signal() -> impl std::future::Future<Output = ()> {
     use tokio::signal::unix::{SignalKind, signal};
-    match signal(SignalKind::terminate()) {
-        Ok(mut term) => {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
+    let interrupt = signal(SignalKind::interrupt());
+    let terminate = signal(SignalKind::terminate());
+    async move {
+        match (interrupt, terminate) {
+            (Ok(mut interrupt), Ok(mut terminate)) => {
+                tokio::select! {
+                    _ = interrupt.recv() => {}
+                    _ = terminate.recv() => {}
+                }
             }
-        }
-        Err(_) => {
-            let _ = tokio::signal::ctrl_c().await;
+            (Ok(mut only), Err(_)) | (Err(_), Ok(mut only)) => {
+                only.recv().await;
+            }
+            (Err(_), Err(_)) => std::future::pending().await,
         }
     }
 }

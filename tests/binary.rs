@@ -1,7 +1,8 @@
 //! The real `spelbord` binary, as the README runs it: with no `DATABASE_URL` it starts its
 //! own PostgreSQL cluster, serves, and on SIGTERM shuts down and stops the cluster; with
 //! neither a URL nor PostgreSQL binaries it exits with one clear sentence; it serves on as
-//! many worker threads as `server.worker_threads` says.
+//! many worker threads as `server.worker_threads` says, and a SIGTERM as soon as it
+//! listens stops it cleanly.
 
 mod common;
 
@@ -388,15 +389,29 @@ async fn a_series_survives_sigkill() {
     let _ = tokio::time::timeout(STARTUP_LIMIT, child.wait()).await;
 }
 
-/// The names of the threads of process `pid`, from /proc.
-fn thread_names(pid: u32) -> Vec<String> {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).expect("the process's threads");
-    tasks
-        .map(|task| {
-            let comm = task.expect("a thread").path().join("comm");
-            std::fs::read_to_string(comm).unwrap_or_default().trim().to_owned()
-        })
-        .collect()
+/// The number of worker threads the server's log says it serves on, read up to the line
+/// that says where it listens; the rest of the log is drained.
+async fn logged_workers(child: &mut Child) -> usize {
+    let stdout = child.stdout.take().expect("piped stdout");
+    let mut lines = BufReader::new(stdout).lines();
+    let find = async {
+        let mut workers = None;
+        while let Some(line) = lines.next_line().await.expect("read the log") {
+            if let Some((_, rest)) = line.split_once("serving on ") {
+                let count = rest.split_whitespace().next().expect("a count");
+                workers = Some(count.parse().expect("a number"));
+            }
+            if line.contains("listening on ") {
+                return workers.expect("the workers are logged before the address");
+            }
+        }
+        panic!("the server exited before listening");
+    };
+    let workers = tokio::time::timeout(STARTUP_LIMIT, find)
+        .await
+        .expect("the server starts");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    workers
 }
 
 #[tokio::test]
@@ -410,12 +425,9 @@ async fn it_serves_on_as_many_worker_threads_as_configured() {
             .env("DATABASE_URL", database.url())
             .env("APP__SERVER__WORKER_THREADS", threads);
         let mut child = command.spawn().expect("start the server");
-        let base = listening_address(&mut child).await;
-        let table = create_table(&base, json!({"game": "gomoku"})).await;
-        drop(connect(&base, &table).await);
-        let names = thread_names(child.id().expect("pid"));
-        counts.push(names.iter().filter(|name| name.starts_with("tokio-r")).count());
-        assert!(kill(&mut child, "-TERM").await.success());
+        counts.push(logged_workers(&mut child).await);
+        // At once: the signal is caught from before the server says it listens.
+        assert!(kill(&mut child, "-TERM").await.success(), "a clean stop");
     }
     assert_eq!(counts, [1, 3], "Tokio's worker threads, as configured");
 }

@@ -59,24 +59,32 @@ fn server(scratch: &Scratch) -> Command {
     command
 }
 
-/// Reads the server's log until it says where it listens.
-async fn listening_address(child: &mut Child) -> String {
+/// Reads the server's log until `pick` takes something from a line, then keeps draining
+/// the log so the server never blocks on a full pipe.
+async fn read_log<T: Send + 'static>(child: &mut Child, mut pick: impl FnMut(&str) -> Option<T> + Send) -> T {
     let stdout = child.stdout.take().expect("piped stdout");
     let mut lines = BufReader::new(stdout).lines();
     let find = async {
         while let Some(line) = lines.next_line().await.expect("read the log") {
-            if let Some((_, addr)) = line.split_once("listening on ") {
-                return addr.trim().to_owned();
+            if let Some(picked) = pick(&line) {
+                return picked;
             }
         }
         panic!("the server exited before listening");
     };
-    let addr = tokio::time::timeout(STARTUP_LIMIT, find)
+    let picked = tokio::time::timeout(STARTUP_LIMIT, find)
         .await
         .expect("the server starts");
-    // Keep draining the log so the server never blocks on a full pipe.
     tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    addr
+    picked
+}
+
+/// Reads the server's log until it says where it listens.
+async fn listening_address(child: &mut Child) -> String {
+    read_log(child, |line| {
+        line.split_once("listening on ").map(|(_, addr)| addr.trim().to_owned())
+    })
+    .await
 }
 
 /// Starts the real server on `database`.
@@ -390,28 +398,18 @@ async fn a_series_survives_sigkill() {
 }
 
 /// The number of worker threads the server's log says it serves on, read up to the line
-/// that says where it listens; the rest of the log is drained.
+/// that says where it listens.
 async fn logged_workers(child: &mut Child) -> usize {
-    let stdout = child.stdout.take().expect("piped stdout");
-    let mut lines = BufReader::new(stdout).lines();
-    let find = async {
-        let mut workers = None;
-        while let Some(line) = lines.next_line().await.expect("read the log") {
-            if let Some((_, rest)) = line.split_once("serving on ") {
-                let count = rest.split_whitespace().next().expect("a count");
-                workers = Some(count.parse().expect("a number"));
-            }
-            if line.contains("listening on ") {
-                return workers.expect("the workers are logged before the address");
-            }
+    let mut workers = None;
+    read_log(child, move |line| {
+        if let Some((_, rest)) = line.split_once("serving on ") {
+            let count = rest.split_whitespace().next().expect("a count");
+            workers = Some(count.parse().expect("a number"));
         }
-        panic!("the server exited before listening");
-    };
-    let workers = tokio::time::timeout(STARTUP_LIMIT, find)
-        .await
-        .expect("the server starts");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-    workers
+        line.contains("listening on ")
+            .then(|| workers.expect("the workers are logged before the address"))
+    })
+    .await
 }
 
 #[tokio::test]

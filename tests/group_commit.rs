@@ -479,6 +479,17 @@ async fn seats_taken_at_many_tables_at_once_are_all_stored() {
     assert_eq!(count, 18);
 }
 
+/// Writes ply `ply` of each of `games` at once, each in a task of its own.
+fn spawn_writes(store: &Store, games: &[Uuid], ply: u32) -> Vec<tokio::task::JoinHandle<bool>> {
+    games
+        .iter()
+        .map(|&game| {
+            let store = store.clone();
+            tokio::spawn(async move { write(&store, game, ply, None, None).await })
+        })
+        .collect()
+}
+
 #[tokio::test]
 async fn a_move_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
     let app = spawn_app().await;
@@ -486,10 +497,7 @@ async fn a_move_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
     let games = started_games(&app, &store, 10).await;
     // Every game's first move at once, and one move of a game that was never started.
     let unknown = Uuid::new_v4();
-    let writes = games.iter().copied().chain([unknown]).map(|game| {
-        let store = store.clone();
-        tokio::spawn(async move { write(&store, game, 1, None, None).await })
-    });
+    let writes = spawn_writes(&store, &[games, vec![unknown]].concat(), 1);
     let written = all_of(writes).await;
     assert_eq!(written, [vec![true; 10], vec![false]].concat());
     // A take-back of an unknown game is refused too.
@@ -546,17 +554,6 @@ async fn an_end_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
     assert_eq!((finished, results, last_moves), (8, 8, 4));
     let orphans = count_of(&app, "SELECT count(*) FROM moves WHERE game_id = $1", unknown).await;
     assert_eq!(orphans, 0);
-}
-
-/// Writes ply `ply` of each of `games` at once, each in a task of its own.
-fn spawn_writes(store: &Store, games: &[Uuid], ply: u32) -> Vec<tokio::task::JoinHandle<bool>> {
-    games
-        .iter()
-        .map(|&game| {
-            let store = store.clone();
-            tokio::spawn(async move { write(&store, game, ply, None, None).await })
-        })
-        .collect()
 }
 
 #[tokio::test]

@@ -5,7 +5,8 @@
 //! ends go through the same batches: many at once, mixed with moves, are all stored as their
 //! own statements stored them, and a bad one is refused alone. A move or an end of a game
 //! that is not stored is refused alone, and with a linger a small batch waits for more
-//! writes after a busy batch, never on a quiet writer.
+//! writes after a busy batch, never on a quiet writer. A batch whose connection dies under it
+//! is stored again, write by write, on a connection that works.
 
 mod common;
 
@@ -598,6 +599,50 @@ async fn a_quiet_writer_stores_a_lone_write_at_once_even_with_a_linger() {
     // transaction.
     let transactions = count(&app, "SELECT count(DISTINCT xmin::text) FROM moves").await;
     assert_eq!(transactions, 2);
+}
+
+#[tokio::test]
+async fn a_batch_whose_connection_is_killed_is_stored_again_on_a_new_one() {
+    let app = spawn_app().await;
+    let store = Store::new(app.pool.clone());
+    let games = started_games(&app, &store, 3).await;
+    // Two writes in one batch, held up by a lock on `moves` (the test's runtime runs both
+    // tasks before the writer takes its batch).
+    let mut lock = app.pool.begin().await.unwrap();
+    sqlx::query("LOCK TABLE moves IN SHARE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    let held = spawn_writes(&store, &games[..2], 1);
+    let waiting = "SELECT pid FROM pg_stat_activity
+                    WHERE datname = current_database() AND wait_event_type = 'Lock'
+                      AND query LIKE '%spelbord_store_batch%'";
+    let mut writer = None;
+    for _ in 0..100 {
+        writer = sqlx::query_scalar::<_, i32>(waiting)
+            .fetch_optional(&app.pool)
+            .await
+            .unwrap();
+        if writer.is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let writer = writer.expect("the batch waits for the lock");
+    // The writer's connection ends under it (as in a failover or an administrator's
+    // `pg_terminate_backend`): its batch fails, and each write is stored again on its own,
+    // on a connection that works, not on the dead one the writer held.
+    let killed: bool = sqlx::query_scalar("SELECT pg_terminate_backend($1)")
+        .bind(writer)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert!(killed);
+    lock.commit().await.unwrap();
+    assert_eq!(all_of(held).await, vec![true; 2]);
+    // And the writer goes on: the next batch is stored too.
+    assert!(write(&store, games[2], 1, None, None).await);
+    assert_eq!(count(&app, "SELECT count(*) FROM moves").await, 3);
 }
 
 #[tokio::test]

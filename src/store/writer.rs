@@ -32,7 +32,8 @@ use std::collections::HashSet;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use sqlx::{PgExecutor, PgPool};
+use sqlx::pool::PoolConnection;
+use sqlx::{PgExecutor, PgPool, Postgres};
 use time::OffsetDateTime;
 use tokio::sync::{mpsc, oneshot};
 use uuid::Uuid;
@@ -163,7 +164,16 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration)
     let mut batch: Vec<Pending> = Vec::with_capacity(64);
     // How many writes the batch before held: the evidence of traffic the linger waits on.
     let mut previous = 0;
-    while inbox.recv_many(&mut batch, MAX_BATCH).await > 0 {
+    let mut connection = HeldConnection::default();
+    loop {
+        if inbox.is_empty() {
+            // Idle: the connection goes back to the pool (which closes only once every
+            // connection is back) until the next write comes.
+            connection.release();
+        }
+        if inbox.recv_many(&mut batch, MAX_BATCH).await == 0 {
+            break;
+        }
         if lingers(&linger, previous, batch.len()) {
             // Fewer round trips and commits for the same writes, each write later by at
             // most `linger`.
@@ -182,7 +192,7 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration)
         let writes: Vec<&Write> = batch.iter().map(|pending| &pending.write).collect();
         let parts = Parts::of(&writes);
         crate::metrics::move_batch(parts.moves.len());
-        match store_batch(&pool, &parts).await {
+        match connection.store_batch(&pool, &parts).await {
             Ok(stored) => {
                 let mut move_place = 0;
                 for pending in batch.drain(..) {
@@ -207,7 +217,7 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration)
             Err(err) => {
                 tracing::warn!(error = %err, writes = batch.len(), "a batch of writes failed; storing them one by one");
                 for pending in batch.drain(..) {
-                    let result = store_alone(&pool, &pending.write).await;
+                    let result = store_alone(&pool, &mut connection, &pending.write).await;
                     let _ = pending.done.send(result);
                 }
             }
@@ -215,10 +225,40 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration)
     }
 }
 
+/// The writer's connection, kept from batch to batch while writes keep coming: taking one
+/// from the pool for each batch would cost a round trip more (the pool pings a connection
+/// before it hands it out), a wake-up of PostgreSQL and of the writer, on every batch.
+#[derive(Default)]
+struct HeldConnection(Option<PoolConnection<Postgres>>);
+
+impl HeldConnection {
+    /// Gives the connection back to the pool.
+    fn release(&mut self) {
+        self.0 = None;
+    }
+
+    /// Stores `parts` on the held connection (taken from `pool` first when there is none).
+    /// After a failed statement the connection goes back to the pool, which tests it before
+    /// it hands it out again: the failure may have been its end (a backend terminated
+    /// answers with an error before it closes the socket), and the next statement takes
+    /// one that works.
+    async fn store_batch(&mut self, pool: &PgPool, parts: &Parts<'_>) -> Result<HashSet<usize>, sqlx::Error> {
+        let connection = match &mut self.0 {
+            Some(connection) => connection,
+            None => self.0.insert(pool.acquire().await?),
+        };
+        let result = store_batch(&mut **connection, parts).await;
+        if result.is_err() {
+            self.release();
+        }
+        result
+    }
+}
+
 /// Stores one write in a batch of its own.
-async fn store_alone(pool: &PgPool, write: &Write) -> Result<(), StoreError> {
+async fn store_alone(pool: &PgPool, connection: &mut HeldConnection, write: &Write) -> Result<(), StoreError> {
     let parts = Parts::of(&[write]);
-    match store_batch(pool, &parts).await {
+    match connection.store_batch(pool, &parts).await {
         Ok(stored) => match write {
             Write::Move(mv) => answer(&stored, 0, mv),
             Write::Table(_) | Write::Seat(_) | Write::Start(_) | Write::End(_) => Ok(()),

@@ -557,6 +557,17 @@ async fn an_end_of_a_game_not_stored_is_refused_alone_and_changes_nothing() {
     assert_eq!(orphans, 0);
 }
 
+/// A transaction holding `moves` in SHARE mode: every batch that stores a move or an end
+/// waits for it (the batch function takes ROW EXCLUSIVE) until it commits.
+async fn lock_moves(app: &TestApp) -> sqlx::Transaction<'static, sqlx::Postgres> {
+    let mut lock = app.pool.begin().await.unwrap();
+    sqlx::query("LOCK TABLE moves IN SHARE MODE")
+        .execute(&mut *lock)
+        .await
+        .unwrap();
+    lock
+}
+
 #[tokio::test]
 async fn after_a_busy_batch_a_small_one_waits_for_the_linger() {
     let app = spawn_app().await;
@@ -564,11 +575,7 @@ async fn after_a_busy_batch_a_small_one_waits_for_the_linger() {
     let lingering = Store::new(app.pool.clone()).with_batch_linger(Duration::from_millis(300));
     // Traffic: a write held up by a lock on `moves` while five more queue behind it; they
     // are stored together as the lock goes.
-    let mut lock = app.pool.begin().await.unwrap();
-    sqlx::query("LOCK TABLE moves IN SHARE MODE")
-        .execute(&mut *lock)
-        .await
-        .unwrap();
+    let lock = lock_moves(&app).await;
     let held = spawn_writes(&lingering, &games[..1], 1);
     tokio::time::sleep(Duration::from_millis(100)).await;
     let queued = spawn_writes(&lingering, &games[1..6], 1);
@@ -608,11 +615,7 @@ async fn a_batch_whose_connection_is_killed_is_stored_again_on_a_new_one() {
     let games = started_games(&app, &store, 3).await;
     // Two writes in one batch, held up by a lock on `moves` (the test's runtime runs both
     // tasks before the writer takes its batch).
-    let mut lock = app.pool.begin().await.unwrap();
-    sqlx::query("LOCK TABLE moves IN SHARE MODE")
-        .execute(&mut *lock)
-        .await
-        .unwrap();
+    let lock = lock_moves(&app).await;
     let held = spawn_writes(&store, &games[..2], 1);
     let waiting = "SELECT pid FROM pg_stat_activity
                     WHERE datname = current_database() AND wait_event_type = 'Lock'

@@ -22,6 +22,9 @@
 //! table's bad write cannot refuse another table's; in a database outage they all fail,
 //! and each table tells its player `storage_unavailable` as before.
 //!
+//! The writer keeps one pool connection from batch to batch while writes keep coming, and
+//! gives it back when it has nothing to store or a statement failed ([`HeldConnection`]).
+//!
 //! With a linger set (`database.batch_linger_ms`, 1 ms by default), a batch of fewer than
 //! [`LINGER_BELOW`] writes waits up to that long for more before it is stored, when the
 //! batch before it held at least [`LINGER_AFTER`]: fewer, larger batches under a steady

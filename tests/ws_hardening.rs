@@ -278,6 +278,28 @@ async fn an_oversize_message_is_closed_with_1009() {
 }
 
 #[tokio::test]
+async fn after_its_1012_the_server_reads_on_until_the_clients_close_and_resets_nothing() {
+    let app = unlimited_app().await;
+    let table = app.gomoku_table(json!({})).await;
+    let mut ws = open(&app, &format!("/ws/tables/{table}")).await;
+    // Two megabytes of pongs (read and ignored by the server) still on their way as the
+    // server shuts down, and one more frame after its close frame. Had the server dropped
+    // the socket with frames unread, the kernel would have reset the connection and that
+    // frame would fail; the server reads on until the client's close (the closing
+    // handshake), for up to a second.
+    for _ in 0..20_000 {
+        ws.feed(Message::Pong(vec![b'p'; 100].into())).await.expect("feed");
+    }
+    ws.flush().await.expect("flush");
+    app.shut_down();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    ws.send(Message::Pong(vec![b'p'; 100].into()))
+        .await
+        .expect("a frame sent after the server's close is not reset");
+    assert_eq!(close_code(&mut ws).await, Some(1012));
+}
+
+#[tokio::test]
 async fn invalid_utf8_is_closed_with_1007() {
     let app = spawn_app().await;
     let table = app.gomoku_table(json!({})).await;

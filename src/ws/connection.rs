@@ -30,6 +30,14 @@ use crate::table::queue::{OutboxReceiver, outbox};
 /// A client that does not take a frame within this long is dropped as too slow.
 const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// How long the server waits for the client's close frame after sending its own, reading
+/// (and dropping) whatever the client sent meanwhile. Closing the socket with a client's
+/// frame unread, or one arriving after, resets the connection, and the client's WebSocket
+/// may then fail with the reset instead of reading the close frame and its code (1012 says
+/// "connect again": a move sent while a table moves to another node must not turn it into
+/// a broken connection).
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
+
 /// The most queued frames written with one flush (one `send` system call when they fit the
 /// write buffer); the rest wait for the next turn of the loop, so pings and the client's
 /// frames are not starved.
@@ -213,11 +221,14 @@ pub async fn serve(
                 code,
                 reason: ending.reason().into(),
             };
-            let _ = Box::pin(tokio::time::timeout(
+            let sent = Box::pin(tokio::time::timeout(
                 SEND_TIMEOUT,
                 sink.send(Message::Close(Some(frame))),
             ))
             .await;
+            if matches!(sent, Ok(Ok(()))) {
+                let _ = Box::pin(tokio::time::timeout(CLOSE_WAIT, client_close(&mut stream))).await;
+            }
         }
         // Completes the client's closing handshake (the WebSocket layer queued the reply).
         None => {
@@ -237,6 +248,16 @@ pub async fn serve(
         reason = ending.reason(),
         "connection closed"
     );
+}
+
+/// Reads until the client's close frame (or the end of the stream), dropping what comes
+/// before it: the server has closed, the client's last frames are answered by nothing.
+async fn client_close(stream: &mut SplitStream<WebSocket>) {
+    while let Some(Ok(message)) = stream.next().await {
+        if matches!(message, Message::Close(_)) {
+            break;
+        }
+    }
 }
 
 /// Writes `first` and whatever else the table has queued (up to [`FRAMES_PER_FLUSH`]),

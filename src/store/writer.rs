@@ -63,7 +63,7 @@ pub const LINGER_AFTER: usize = 4;
 
 /// Whether a batch of `waiting` writes waits for more before it is stored, the batch
 /// before it having held `previous`.
-fn lingers(linger: &Duration, previous: usize, waiting: usize) -> bool {
+fn lingers(linger: Duration, previous: usize, waiting: usize) -> bool {
     !linger.is_zero() && previous >= LINGER_AFTER && waiting < LINGER_BELOW
 }
 
@@ -167,7 +167,7 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration)
     let mut batch: Vec<Pending> = Vec::with_capacity(64);
     // How many writes the batch before held: the evidence of traffic the linger waits on.
     let mut previous = 0;
-    let mut connection = HeldConnection::default();
+    let mut connection = HeldConnection::from(pool);
     loop {
         if inbox.is_empty() {
             // Idle: the connection goes back to the pool (which closes only once every
@@ -177,7 +177,7 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration)
         if inbox.recv_many(&mut batch, MAX_BATCH).await == 0 {
             break;
         }
-        if lingers(&linger, previous, batch.len()) {
+        if lingers(linger, previous, batch.len()) {
             // Fewer round trips and commits for the same writes, each write later by at
             // most `linger`.
             let until = tokio::time::Instant::now() + linger;
@@ -195,7 +195,7 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration)
         let writes: Vec<&Write> = batch.iter().map(|pending| &pending.write).collect();
         let parts = Parts::of(&writes);
         crate::metrics::move_batch(parts.moves.len());
-        match connection.store_batch(&pool, &parts).await {
+        match connection.store_batch(&parts).await {
             Ok(stored) => {
                 let mut move_place = 0;
                 for pending in batch.drain(..) {
@@ -220,7 +220,7 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration)
             Err(err) => {
                 tracing::warn!(error = %err, writes = batch.len(), "a batch of writes failed; storing them one by one");
                 for pending in batch.drain(..) {
-                    let result = store_alone(&pool, &mut connection, &pending.write).await;
+                    let result = store_alone(&mut connection, &pending.write).await;
                     let _ = pending.done.send(result);
                 }
             }
@@ -231,24 +231,33 @@ async fn run(pool: PgPool, mut inbox: mpsc::Receiver<Pending>, linger: Duration)
 /// The writer's connection, kept from batch to batch while writes keep coming: taking one
 /// from the pool for each batch would cost a round trip more (the pool pings a connection
 /// before it hands it out), a wake-up of PostgreSQL and of the writer, on every batch.
-#[derive(Default)]
-struct HeldConnection(Option<PoolConnection<Postgres>>);
+struct HeldConnection {
+    pool: PgPool,
+    held: Option<PoolConnection<Postgres>>,
+}
+
+impl From<PgPool> for HeldConnection {
+    /// None held yet: the first batch takes one from `pool`.
+    fn from(pool: PgPool) -> HeldConnection {
+        HeldConnection { pool, held: None }
+    }
+}
 
 impl HeldConnection {
     /// Gives the connection back to the pool.
     fn release(&mut self) {
-        self.0 = None;
+        self.held = None;
     }
 
-    /// Stores `parts` on the held connection (taken from `pool` first when there is none).
+    /// Stores `parts` on the held connection (taken from the pool first when there is none).
     /// After a failed statement the connection goes back to the pool, which tests it before
     /// it hands it out again: the failure may have been its end (a backend terminated
     /// answers with an error before it closes the socket), and the next statement takes
     /// one that works.
-    async fn store_batch(&mut self, pool: &PgPool, parts: &Parts<'_>) -> Result<HashSet<usize>, sqlx::Error> {
-        let connection = match &mut self.0 {
+    async fn store_batch(&mut self, parts: &Parts<'_>) -> Result<HashSet<usize>, sqlx::Error> {
+        let connection = match &mut self.held {
             Some(connection) => connection,
-            None => self.0.insert(pool.acquire().await?),
+            None => self.held.insert(self.pool.acquire().await?),
         };
         let result = store_batch(&mut **connection, parts).await;
         if result.is_err() {
@@ -259,9 +268,9 @@ impl HeldConnection {
 }
 
 /// Stores one write in a batch of its own.
-async fn store_alone(pool: &PgPool, connection: &mut HeldConnection, write: &Write) -> Result<(), StoreError> {
+async fn store_alone(connection: &mut HeldConnection, write: &Write) -> Result<(), StoreError> {
     let parts = Parts::of(&[write]);
-    match connection.store_batch(pool, &parts).await {
+    match connection.store_batch(&parts).await {
         Ok(stored) => match write {
             Write::Move(mv) => answer(&stored, 0, mv),
             Write::Table(_) | Write::Seat(_) | Write::Start(_) | Write::End(_) => Ok(()),
@@ -422,15 +431,15 @@ mod tests {
     #[test]
     fn a_small_batch_lingers_only_with_a_linger_set_and_after_a_busy_batch() {
         let ms = Duration::from_millis(1);
-        assert!(lingers(&ms, LINGER_AFTER, 1));
-        assert!(lingers(&ms, 500, LINGER_BELOW - 1));
+        assert!(lingers(ms, LINGER_AFTER, 1));
+        assert!(lingers(ms, 500, LINGER_BELOW - 1));
         // A batch large enough already goes at once.
-        assert!(!lingers(&ms, 500, LINGER_BELOW));
+        assert!(!lingers(ms, 500, LINGER_BELOW));
         // A quiet writer (the batch before held fewer than LINGER_AFTER) never waits.
-        assert!(!lingers(&ms, 0, 1));
-        assert!(!lingers(&ms, LINGER_AFTER - 1, 1));
+        assert!(!lingers(ms, 0, 1));
+        assert!(!lingers(ms, LINGER_AFTER - 1, 1));
         // No linger set: never.
-        assert!(!lingers(&Duration::ZERO, 500, 1));
+        assert!(!lingers(Duration::ZERO, 500, 1));
     }
 
     #[test]

@@ -437,7 +437,14 @@ async fn pages_and_assets_carry_the_security_headers_and_need_no_inline_code() {
         assert_eq!(headers["referrer-policy"], "no-referrer", "{path}");
     }
     // The policy forbids inline scripts and styles: the pages have none.
-    for path in ["/".to_owned(), format!("/t/{table}"), "/stats".to_owned()] {
+    for path in [
+        "/".to_owned(),
+        "/new".to_owned(),
+        format!("/t/{table}"),
+        "/stats".to_owned(),
+        "/rules/krux".to_owned(),
+        "/t/q7XbT2mA".to_owned(),
+    ] {
         let page = reqwest::get(app.http(&path)).await.unwrap().text().await.unwrap();
         assert!(!page.contains("<style"), "{path} has a <style> element");
         assert!(!page.contains(" style="), "{path} has a style attribute");

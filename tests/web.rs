@@ -93,7 +93,10 @@ async fn the_table_page_its_modules_and_its_style_sheet_are_served() {
     assert_eq!(status, 200);
     assert!(kind.starts_with("text/html"), "{kind}");
     assert_eq!(static_links(&page, "src"), ["/static/js/table.js"], "one module script");
-    assert_eq!(static_links(&page, "href"), ["/static/css/table.css"]);
+    assert_eq!(
+        static_links(&page, "href"),
+        ["/static/css/common.css", "/static/css/table.css"]
+    );
 
     let modules = module_graph(&app, "/static/js/table.js").await;
     for module in [
@@ -125,9 +128,19 @@ async fn the_home_page_its_module_and_its_style_sheet_are_served() {
     assert_eq!(status, 200);
     assert!(kind.starts_with("text/html"), "{kind}");
     assert_eq!(static_links(&page, "src"), ["/static/js/home.js"]);
-    assert_eq!(static_links(&page, "href"), ["/static/css/home.css"]);
-    let modules = module_graph(&app, "/static/js/home.js").await;
-    assert!(modules.contains("/static/js/dom.js"), "{modules:?}");
+    assert_eq!(
+        static_links(&page, "href"),
+        ["/static/css/common.css", "/static/css/home.css"]
+    );
+    module_graph(&app, "/static/js/home.js").await;
+    // The full form, one click deeper.
+    let (status, _, form) = fetch(&app, "/new").await;
+    assert_eq!(status, 200);
+    assert_eq!(static_links(&form, "src"), ["/static/js/new-table.js"]);
+    let modules = module_graph(&app, "/static/js/new-table.js").await;
+    for module in ["/static/js/dom.js", "/static/js/i18n.js"] {
+        assert!(modules.contains(module), "{module}: {modules:?}");
+    }
     let (status, kind, _) = fetch(&app, "/static/css/home.css").await;
     assert_eq!((status, kind.as_str()), (200, "text/css; charset=utf-8"));
 }
@@ -151,11 +164,11 @@ async fn an_unknown_table_has_a_styled_page_with_a_way_to_create_one() {
     let page = response.text().await.expect("a body");
     assert_eq!(
         static_links(&page, "href"),
-        ["/static/css/home.css"],
+        ["/static/css/common.css", "/static/css/home.css"],
         "the site's own style"
     );
     assert!(
-        page.contains("<a class=\"button\" href=\"/\">Create a table</a>"),
+        page.contains("<a class=\"button\" href=\"/\">Start a table</a>"),
         "{page}"
     );
     // No code and no styles inline (the policy would block them).
@@ -175,7 +188,11 @@ async fn the_statistics_page_its_module_and_its_style_sheets_are_served() {
     assert_eq!(static_links(&page, "src"), ["/static/js/stats.js"]);
     assert_eq!(
         static_links(&page, "href"),
-        ["/static/css/home.css", "/static/css/stats.css"]
+        [
+            "/static/css/common.css",
+            "/static/css/home.css",
+            "/static/css/stats.css"
+        ]
     );
     let modules = module_graph(&app, "/static/js/stats.js").await;
     assert!(modules.contains("/static/js/dom.js"), "{modules:?}");
@@ -316,5 +333,153 @@ async fn pages_and_modules_are_gzipped_for_browsers_that_accept_it() {
         assert_eq!(zipped.headers()["content-encoding"], "gzip", "{path}");
         let zipped_len = zipped.bytes().await.unwrap().len();
         assert!(zipped_len * 2 < plain_len, "{path}: {zipped_len} of {plain_len} bytes");
+    }
+}
+
+/// GETs `path` with the request headers given; returns the answer.
+async fn fetch_with(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> reqwest::Response {
+    let mut request = reqwest::Client::new().get(app.http(path));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    request.send().await.expect("GET")
+}
+
+/// The `lang` of a page's `<html>`.
+fn html_lang(page: &str) -> &str {
+    let rest = &page[page.find("<html lang=\"").expect("an <html lang>") + "<html lang=\"".len()..];
+    &rest[..rest.find('"').expect("a closing quote")]
+}
+
+#[tokio::test]
+async fn every_page_speaks_the_language_asked_for_and_remembers_a_choice() {
+    let app = spawn_app().await;
+    let id = app.gomoku_table(json!({})).await;
+    let pages = [
+        "/".to_owned(),
+        "/new".to_owned(),
+        "/stats".to_owned(),
+        format!("/t/{id}"),
+        "/t/q7XbT2mA".to_owned(),
+        "/rules/gomoku".to_owned(),
+        "/rules/lines-of-action".to_owned(),
+        "/rules/krux".to_owned(),
+        "/rules/bughouse".to_owned(),
+    ];
+    for path in &pages {
+        // The browser's languages, by quality; English when none is ours.
+        for (accept, lang) in [
+            ("sv-SE,sv;q=0.9,en;q=0.5", "sv"),
+            ("de, nb;q=0.8", "nb"),
+            ("fi", "en"),
+            ("", "en"),
+        ] {
+            let response = fetch_with(&app, path, &[("accept-language", accept)]).await;
+            assert_eq!(response.headers()["content-language"], lang, "{path} for {accept:?}");
+            let vary: Vec<_> = response
+                .headers()
+                .get_all("vary")
+                .iter()
+                .map(|v| v.to_str().unwrap().to_lowercase())
+                .collect();
+            assert!(
+                vary.iter()
+                    .any(|v| v.contains("accept-language") && v.contains("cookie")),
+                "{path}: {vary:?}"
+            );
+            assert!(
+                response.headers().get("set-cookie").is_none(),
+                "{path}: nothing chosen, nothing remembered"
+            );
+            let page = response.text().await.unwrap();
+            assert_eq!(html_lang(&page), lang, "{path} for {accept:?}");
+            assert!(!page.contains("{{"), "{path} ({lang}) keeps a placeholder");
+            assert!(
+                page.contains("class=\"lang-switch\""),
+                "{path} has the language switcher"
+            );
+        }
+        // ?lang= wins over the browser's languages and is remembered in a cookie…
+        let chosen = fetch_with(&app, &format!("{path}?lang=nb"), &[("accept-language", "sv")]).await;
+        let cookie = chosen.headers()["set-cookie"].to_str().unwrap().to_owned();
+        assert!(
+            cookie.starts_with("lang=nb;") && cookie.contains("Path=/"),
+            "{path}: {cookie}"
+        );
+        assert_eq!(html_lang(&chosen.text().await.unwrap()), "nb", "{path}");
+        // …which wins over the browser's languages on the next visit.
+        let remembered = fetch_with(&app, path, &[("accept-language", "sv"), ("cookie", "x=1; lang=nb")]).await;
+        assert_eq!(
+            html_lang(&remembered.text().await.unwrap()),
+            "nb",
+            "{path}: the remembered choice"
+        );
+        // An unknown ?lang= changes nothing and is not remembered.
+        let unknown = fetch_with(&app, &format!("{path}?lang=xx"), &[("accept-language", "sv")]).await;
+        assert!(unknown.headers().get("set-cookie").is_none(), "{path}");
+        assert_eq!(html_lang(&unknown.text().await.unwrap()), "sv", "{path}");
+    }
+}
+
+#[tokio::test]
+async fn the_catalogues_are_served_to_the_browser_and_revalidated() {
+    let app = spawn_app().await;
+    let english: serde_json::Map<String, serde_json::Value> = reqwest::get(app.http("/static/i18n/en.json"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    for lang in ["en", "sv", "nb"] {
+        let response = reqwest::get(app.http(&format!("/static/i18n/{lang}.json")))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 200, "{lang}");
+        assert_eq!(response.headers()["content-type"], "application/json; charset=utf-8");
+        assert_eq!(response.headers()["cache-control"], "no-cache");
+        let tag = response.headers()["etag"].clone();
+        let catalogue: serde_json::Map<String, serde_json::Value> = response.json().await.unwrap();
+        for key in english.keys() {
+            assert!(catalogue.contains_key(key), "{lang} lacks {key}");
+        }
+        let again = fetch_with(
+            &app,
+            &format!("/static/i18n/{lang}.json"),
+            &[("if-none-match", tag.to_str().unwrap())],
+        )
+        .await;
+        assert_eq!(again.status(), 304, "{lang}");
+    }
+    assert_eq!(
+        reqwest::get(app.http("/static/i18n/fi.json")).await.unwrap().status(),
+        404
+    );
+    let swedish: serde_json::Map<String, serde_json::Value> = reqwest::get(app.http("/static/i18n/sv.json"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(swedish["common.skip_to_content"], "Hoppa till innehåll");
+
+    // A page asks for the groups it shows: those keys, all of them, and no other.
+    let part: serde_json::Map<String, serde_json::Value> =
+        reqwest::get(app.http("/static/i18n/sv.json?only=common,home"))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+    let wanted: Vec<&String> = swedish
+        .keys()
+        .filter(|key| key.starts_with("common.") || key.starts_with("home."))
+        .collect();
+    assert!(!wanted.is_empty());
+    assert_eq!(part.keys().collect::<Vec<_>>(), wanted);
+    for bad in ["", "Common", "common,,home", "a/b", "common;home"] {
+        let response = reqwest::get(app.http(&format!("/static/i18n/sv.json?only={bad}")))
+            .await
+            .unwrap();
+        assert_eq!(response.status(), 404, "only={bad:?}");
     }
 }

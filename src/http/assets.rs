@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use sha2::{Digest, Sha256};
 
-use super::page;
+use super::{page, web_files};
 
 /// One file of `web/` served under `/static/`.
 struct Asset {
@@ -35,10 +35,12 @@ macro_rules! assets {
 /// Every file served under `/static/`. A new file in `web/js/` or `web/css/` is added here;
 /// a test checks that this list and those folders agree.
 const ASSETS: &[Asset] = assets![
+    "css/common.css",
     "css/home.css",
     "css/rules.css",
     "css/stats.css",
     "css/table.css",
+    "js/a11y.js",
     "js/boards/bughouse.js",
     "js/boards/generic.js",
     "js/boards/gomoku.js",
@@ -49,8 +51,10 @@ const ASSETS: &[Asset] = assets![
     "js/dom.js",
     "js/flip.js",
     "js/home.js",
+    "js/i18n.js",
     "js/input.js",
     "js/net.js",
+    "js/new-table.js",
     "js/records.js",
     "js/series.js",
     "js/sound.js",
@@ -62,7 +66,7 @@ const ASSETS: &[Asset] = assets![
 static ETAGS: LazyLock<Vec<HeaderValue>> = LazyLock::new(|| ASSETS.iter().map(|asset| etag(asset.body)).collect());
 
 /// A strong entity tag: the first 128 bits of the text's SHA-256, in hex and quotes.
-fn etag(body: &str) -> HeaderValue {
+pub(super) fn etag(body: &str) -> HeaderValue {
     let digest = Sha256::digest(body.as_bytes());
     let hex: String = digest[..16].iter().map(|byte| format!("{byte:02x}")).collect();
     HeaderValue::from_str(&format!("\"{hex}\"")).expect("hex in quotes is a valid header value")
@@ -78,7 +82,7 @@ fn content_type(path: &str) -> &'static str {
 }
 
 /// Whether an `If-None-Match` header names this tag (or `*`); a weak tag matches too.
-fn matches(if_none_match: &HeaderValue, tag: &HeaderValue) -> bool {
+pub(super) fn matches(if_none_match: &HeaderValue, tag: &HeaderValue) -> bool {
     let Ok(list) = if_none_match.to_str() else {
         return false;
     };
@@ -95,7 +99,12 @@ pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
         return page::not_found().await.into_response();
     };
     let asset = &ASSETS[index];
-    let tag = ETAGS[index].clone();
+    let body = web_files::text(asset.path, asset.body);
+    let tag = if web_files::from_disk() {
+        etag(&body)
+    } else {
+        ETAGS[index].clone()
+    };
     let cache = [
         (header::ETAG, tag.clone()),
         (header::CACHE_CONTROL, HeaderValue::from_static("no-cache")),
@@ -110,7 +119,7 @@ pub async fn asset(Path(path): Path<String>, headers: HeaderMap) -> Response {
         (header::CONTENT_TYPE, HeaderValue::from_static(content_type(asset.path))),
         (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
     ];
-    (kind, cache, asset.body).into_response()
+    (kind, cache, body.into_owned()).into_response()
 }
 
 #[cfg(test)]

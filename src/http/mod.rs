@@ -3,9 +3,12 @@
 //! checks that protect browsers ([`security`]).
 
 pub mod assets;
+pub mod catalogue;
 pub mod client;
+pub mod diagram;
 pub mod error;
 pub mod health;
+pub mod lang;
 pub mod metrics;
 pub mod page;
 pub mod records;
@@ -14,6 +17,7 @@ pub mod security;
 pub mod serve;
 pub mod stats;
 pub mod tables;
+pub mod web_files;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -41,6 +45,11 @@ pub fn router(state: AppState) -> Router {
         .route("/rules/{game}", get(rules::rules_page).layer(CompressionLayer::new()))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))
         .route("/t/{id}", get(page::table_page).layer(CompressionLayer::new()))
+        .route("/new", get(page::new_table_page).layer(CompressionLayer::new()))
+        .route(
+            "/static/i18n/{file}",
+            get(catalogue::client_catalogue).layer(CompressionLayer::new()),
+        )
         .route("/static/{*path}", get(assets::asset).layer(CompressionLayer::new()))
         .route("/", get(page::home).layer(CompressionLayer::new()))
         .fallback(page::not_found)

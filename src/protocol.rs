@@ -32,6 +32,12 @@ pub enum ClientMsg {
     Stand {
         seat: Option<Seat>,
     },
+    /// Gives the player of a seat the connection holds another name: before the game, or
+    /// during it until the seat's first move.
+    Rename {
+        seat: Option<Seat>,
+        name: Option<String>,
+    },
     /// Plays a move; `move` is the game's own payload.
     Move {
         seat: Option<Seat>,
@@ -128,6 +134,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "hello",
     "sit",
     "stand",
+    "rename",
     "move",
     "resign",
     "offer_draw",
@@ -335,6 +342,8 @@ pub enum ErrorCode {
     NoUndoOffer,
     /// A take-back request stands already.
     UndoPending,
+    /// `add_bot` at a rated table: games against the computer are never rated.
+    RatedTable,
 }
 
 /// A seat as everyone sees it.
@@ -558,6 +567,12 @@ pub enum ServerMsg {
     Stood {
         version: u64,
         seat: Seat,
+    },
+    /// A seated player took another name.
+    Renamed {
+        version: u64,
+        seat: Seat,
+        name: String,
     },
     /// A seated player's connection state changed.
     Presence {

@@ -70,3 +70,58 @@ async fn names_lose_invisible_characters_and_never_look_alike() {
     ghost.send(json!({"type": "sit", "seat": 3})).await;
     assert_eq!(ghost.expect("seated").await["name"], "Player 4");
 }
+
+#[tokio::test]
+async fn a_seated_player_renames_until_their_first_move_and_the_record_keeps_it() {
+    let app = spawn_app().await;
+    let table = app.gomoku_table(json!({"seating": "chosen"})).await;
+    let ((mut x, _), (mut o, _)) = app.two_seated(&table).await;
+    let mut watcher = app.client(&table).await;
+
+    // During the game, before the seat's first move: everyone sees the new name.
+    x.send(json!({"type": "rename", "seat": 0, "name": "  Anna\u{200B} "}))
+        .await;
+    let renamed = x.until("renamed").await;
+    assert_eq!(
+        (renamed["seat"].clone(), renamed["name"].clone()),
+        (json!(0), json!("Anna"))
+    );
+    assert!(renamed["version"].as_u64().is_some(), "a versioned event: {renamed}");
+    assert_eq!(o.until("renamed").await["name"], "Anna");
+    assert_eq!(watcher.until("renamed").await["name"], "Anna");
+    // Never the name another player shows; an empty name is the seat's again.
+    o.send(json!({"type": "rename", "name": "ANNA"})).await;
+    assert_eq!(o.until("renamed").await["name"], "ANNA (2)");
+    o.send(json!({"type": "rename", "name": ""})).await;
+    assert_eq!(o.until("renamed").await["name"], "Player 2");
+    // Bad input changes nothing: a seat not held, a spectator, a name too long.
+    x.send(json!({"type": "rename", "seat": 1, "name": "Thief"})).await;
+    assert_eq!(x.until("error").await["code"], "not_your_seat");
+    watcher.send(json!({"type": "rename", "name": "Nobody"})).await;
+    assert_eq!(watcher.until("error").await["code"], "not_seated");
+    x.send(json!({"type": "rename", "name": "n".repeat(200)})).await;
+    assert_eq!(x.until("error").await["code"], "bad_name");
+
+    // After the seat's first move, its name is the game's.
+    x.send(json!({"type": "move", "move": {"at": "H8"}})).await;
+    x.until("moved").await;
+    x.send(json!({"type": "rename", "name": "Late"})).await;
+    assert_eq!(x.until("error").await["code"], "game_in_progress");
+
+    let snapshot = app.snapshot(&table).await;
+    assert_eq!(snapshot["seats"][0]["player"]["name"], "Anna", "{snapshot}");
+    assert_eq!(snapshot["seats"][1]["player"]["name"], "Player 2", "{snapshot}");
+    // The stored seat and the game's record carry the new names, after a restart too.
+    drop((x, o, watcher));
+    let app = app.restart().await;
+    let snapshot = app.snapshot(&table).await;
+    assert_eq!(snapshot["seats"][0]["player"]["name"], "Anna", "{snapshot}");
+    let games: serde_json::Value = reqwest::get(app.http(&format!("/api/tables/{table}/games")))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let text = games.to_string();
+    assert!(text.contains("\"Anna\"") && text.contains("\"Player 2\""), "{text}");
+}

@@ -264,3 +264,55 @@ async fn an_idle_table_leaves_memory_and_comes_back_from_the_database() {
     assert!(!back.is_closed());
     assert_eq!(snapshot(&back).await["seats"][1]["player"]["name"], "Anna");
 }
+
+/// The spectator count a page ends with: its snapshot's, then each `spectators` event's.
+fn last_count(snapshot_count: u64, messages: &[Value]) -> u64 {
+    messages
+        .iter()
+        .filter(|m| m["type"] == "spectators")
+        .filter_map(|m| m["count"].as_u64())
+        .last()
+        .unwrap_or(snapshot_count)
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn someone_who_opens_the_link_and_sits_within_a_second_ends_with_the_true_count() {
+    let database = common::TestDb::create().await;
+    let store = paused_store(&database).await;
+    tokio::time::pause();
+    let tables = tables(store).await;
+    let settings = spelbord::table::TableSettings::read("gomoku", Some(json!({"seating": "chosen"}))).expect("valid");
+    let table = tables.create(settings).await.expect("created");
+    let mut anna = Seat::join(&table, 1).await;
+    anna.hello(None).await;
+    anna.send(json!({"type": "sit", "seat": 0, "name": "Anna"})).await;
+    anna.until("seated").await;
+    advance(2 * SECOND).await;
+    anna.sync().await;
+    // A spectator arrives (announced: 1), and within the next second Bo opens the link (his
+    // snapshot counts himself: 2) and sits down (the count is back to the announced 1).
+    let mut watcher = Seat::join(&table, 3).await;
+    advance(SECOND + SECOND / 2).await;
+    assert_eq!(watcher.until("spectators").await["count"], 1);
+    let (sender, mut frames) = outbox(1024);
+    table.join(2, sender, None).await.expect("table runs");
+    let first: Value = serde_json::from_str(frames.recv().await.expect("a frame").as_str()).expect("JSON");
+    assert_eq!(first["type"], "snapshot");
+    let told = first["table"]["spectators"].as_u64().expect("a count");
+    assert_eq!(told, 2, "{first}");
+    let mut bo = Seat::attached(&table, 2, frames);
+    bo.send(json!({"type": "hello"})).await;
+    bo.send(json!({"type": "sit", "seat": 1, "name": "Bo"})).await;
+    advance(2 * SECOND).await;
+    // Everything Bo's page received after its snapshot.
+    let after = bo.sync().await;
+    assert!(after.iter().any(|m| m["type"] == "game_started"), "{after:?}");
+    let truth = snapshot(&table).await["spectators"].as_u64().expect("a count");
+    assert_eq!(truth, 1);
+    assert_eq!(
+        last_count(told, &after),
+        truth,
+        "Bo's page ends with the true count: {after:?}"
+    );
+    drop(watcher);
+}

@@ -1,14 +1,13 @@
 //! Ratings over real WebSockets: a rated game updates both players' Glicko-2 ratings in
 //! Postgres with their history, `game_over` says the changes, the seats show the ratings,
-//! and they survive a restart (the next game starts from the stored ratings); bots keep
-//! their fixed ratings; unrated tables show none.
+//! and they survive a restart (the next game starts from the stored ratings); games
+//! against the computer are never rated (refused at creation and by `add_bot`); unrated
+//! tables show none.
 
 mod common;
 
 use common::{TestApp, spawn_app_with};
 use serde_json::{Value, json};
-use spelbord::bots::Strength;
-use spelbord::games::GameKind;
 use spelbord::ratings::{self, NEWCOMER, Rating, glicko2};
 
 async fn spawn_app() -> TestApp {
@@ -162,30 +161,111 @@ async fn a_rated_game_updates_both_ratings_and_they_survive_a_restart() {
     );
 }
 
+/// The error body of a refused table creation.
+fn refusal(body: &Value) -> (&str, &str, &str) {
+    let error = &body["error"];
+    (
+        error["code"].as_str().unwrap_or_default(),
+        error["field"].as_str().unwrap_or_default(),
+        error["message"].as_str().unwrap_or_default(),
+    )
+}
+
 #[tokio::test]
-async fn bots_keep_their_fixed_rating_and_unrated_tables_show_none() {
+async fn games_against_the_computer_are_never_rated() {
+    let app = spawn_app().await;
+
+    // A rated table with the computer in a seat is refused at creation, naming `rated`.
+    let everyone_else = json!({"1": "medium", "2": "medium", "3": "medium"});
+    for (game, bots) in [("gomoku", json!({"1": "easy"})), ("bughouse", everyone_else)] {
+        let body = app
+            .refused_table(json!({"game": game, "settings": {"rated": true, "bots": bots}}))
+            .await;
+        let (code, field, message) = refusal(&body);
+        assert_eq!((code, field), ("bad_setting", "settings.rated"), "{body}");
+        assert!(
+            message.starts_with("Games against the computer are never rated") && message.ends_with('.'),
+            "{body}"
+        );
+    }
+
+    // Nor can a player put the computer in a seat of a rated table; the seat stays free
+    // and a person can still take it.
+    let table = app.gomoku_table(json!({"seating": "chosen", "rated": true})).await;
+    let mut anna = app.client(&table).await;
+    let mut bo = app.client(&table).await;
+    anna.hello().await;
+    bo.hello().await;
+    anna.sit(0, "Anna").await;
+    bo.until("seated").await;
+    anna.send(json!({"type": "add_bot", "seat": 1, "strength": "easy"}))
+        .await;
+    let error = anna.expect_error("rated_table").await;
+    assert!(error["message"].as_str().unwrap().contains("never rated"), "{error}");
+    assert!(app.snapshot(&table).await["seats"][1]["player"].is_null());
+    bo.sit(1, "Bo").await;
+    let started = anna.until("game_started").await;
+    assert_eq!(rating_of(&started["seats"], "Bo"), shown(NEWCOMER));
+
+    // "Play the computer" as the home page creates it (unrated, a bot in the other seat,
+    // seats drawn by lot): no rating shown, none changed, none stored.
+    let created = app
+        .create_table(json!({"game": "gomoku", "settings": {"bots": {"1": "easy"}}}))
+        .await;
+    assert_eq!(created["table"]["rated"], false, "{created}");
+    let computer = created["id"].as_str().unwrap();
+    let mut cy = app.client(computer).await;
+    cy.hello().await;
+    let seated = cy.sit(0, "Cy").await;
+    assert!(seated.get("rating").is_none(), "{seated}");
+    let started = cy.until("game_started").await;
+    let seats = started["seats"].as_array().unwrap();
+    assert!(
+        seats.iter().all(|seat| seat["player"].get("rating").is_none()),
+        "{started}"
+    );
+    cy.send(json!({"type": "resign"})).await;
+    let over = cy.until("game_over").await;
+    assert!(over.get("ratings").is_none(), "{over}");
+    assert!(
+        stored(&app).await.is_empty(),
+        "nothing is stored for a game against the computer"
+    );
+}
+
+#[tokio::test]
+async fn a_rated_table_stored_with_the_computer_rates_none_of_its_games() {
+    // A table made rated with a bot before the rule (here: its stored settings changed by
+    // hand) still opens, and its games against the computer change no rating.
     let app = spawn_app().await;
     let table = app
-        .gomoku_table(json!({"seating": "chosen", "rated": true, "bots": {"1": "hard"}}))
+        .gomoku_table(json!({"seating": "chosen", "bots": {"1": "hard"}}))
         .await;
+    sqlx::query("UPDATE tables SET settings = jsonb_set(settings, '{rated}', 'true') WHERE id = $1")
+        .bind(&table)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    let app = app.restart().await;
+    assert_eq!(app.snapshot(&table).await["rated"], true);
     let mut anna = app.client(&table).await;
     anna.hello().await;
     anna.sit(0, "Anna").await;
-    let started = anna.until("game_started").await;
-    let bot = ratings::bots::rating(GameKind::Gomoku, Strength::Hard);
-    assert_eq!(started["seats"][1]["player"]["rating"], shown(bot));
-    assert_eq!(shown(bot)["provisional"], false);
+    anna.until("game_started").await;
     anna.send(json!({"type": "resign"})).await;
     let over = anna.until("game_over").await;
-    let anna_after = after(NEWCOMER, bot, 0.0);
-    assert_eq!(over["ratings"].as_array().unwrap().len(), 1, "{over}");
-    assert_eq!(over["ratings"][0]["seat"], 0);
-    assert_eq!(over["ratings"][0]["after"], anna_after.rating.round() as i64);
-    assert_eq!(stored(&app).await.len(), 1, "the bot has no stored rating");
-    let snapshot = app.snapshot(&table).await;
-    assert_eq!(snapshot["seats"][1]["player"]["rating"], shown(bot));
+    assert!(over.get("ratings").is_none(), "{over}");
+    assert!(stored(&app).await.is_empty());
+    // Its record stays readable.
+    let games = reqwest::get(app.http(&format!("/api/tables/{table}/games")))
+        .await
+        .unwrap();
+    assert_eq!(games.status(), 200);
+}
 
-    // An unrated table: no ratings anywhere, none stored.
+#[tokio::test]
+async fn unrated_tables_show_no_ratings_and_store_none() {
+    let app = spawn_app().await;
     let casual = app.gomoku_table(json!({"seating": "chosen"})).await;
     let mut first = app.client(&casual).await;
     let mut second = app.client(&casual).await;
@@ -200,5 +280,5 @@ async fn bots_keep_their_fixed_rating_and_unrated_tables_show_none() {
     second.send(json!({"type": "resign"})).await;
     let over = first.until("game_over").await;
     assert!(over.get("ratings").is_none(), "{over}");
-    assert_eq!(stored(&app).await.len(), 1);
+    assert!(stored(&app).await.is_empty());
 }

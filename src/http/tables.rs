@@ -86,6 +86,7 @@ pub async fn create(
     }
     let request: CreateTable = parse_body(&body)?;
     let settings = TableSettings::read(&request.game, request.settings)
+        .and_then(|settings| settings.check_new_table().map(|()| settings))
         .map_err(|err| ApiError::bad_request("bad_setting", err.sentence(), Some(err.field)))?;
     let table = state.tables.create_for_any_node(settings).await.map_err(|err| {
         tracing::error!(error = %err, "could not create a table");

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 use serde_json::Value;
+use uuid::Uuid;
 
 use super::leases::LeaseFields;
 use super::writer::Write;
@@ -117,6 +118,46 @@ impl Store {
             lease: self.lease_fields(),
         };
         self.write_batched(Write::Seat, &take).await
+    }
+
+    /// Records a seated person's new name: the seat's, and the game's player's when `game`
+    /// (in play) is given, in one transaction.
+    pub async fn rename_player(
+        &self,
+        table_id: &str,
+        game: Option<Uuid>,
+        seat: u8,
+        player_key: &[u8],
+        name: &str,
+    ) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("rename_player");
+        let (table, node, epoch) = self.lease_args();
+        let mut tx = self.pool().begin().await.map_err(|err| self.write_error(err))?;
+        sqlx::query(
+            "UPDATE seats SET name = $4 WHERE table_id = $1 AND seat = $2 AND player_key = $3 \
+             AND spelbord_hold_lease($5, $6, $7)",
+        )
+        .bind(table_id)
+        .bind(i16::from(seat))
+        .bind(player_key)
+        .bind(name)
+        .bind(table)
+        .bind(node)
+        .bind(epoch)
+        .execute(&mut *tx)
+        .await
+        .map_err(|err| self.write_error(err))?;
+        if let Some(game) = game {
+            sqlx::query("UPDATE game_players SET name = $3 WHERE game_id = $1 AND seat = $2")
+                .bind(game)
+                .bind(i16::from(seat))
+                .bind(name)
+                .execute(&mut *tx)
+                .await
+                .map_err(|err| self.write_error(err))?;
+        }
+        tx.commit().await.map_err(|err| self.write_error(err))?;
+        Ok(())
     }
 
     /// Records that `seat` is free.

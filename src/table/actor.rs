@@ -450,6 +450,7 @@ impl TableActor {
             ClientMsg::LegalMoves { seat } => self.legal_moves(conn, seat, reference),
             ClientMsg::Sit { seat, name } => self.sit(conn, seat, name).await,
             ClientMsg::Stand { seat } => self.stand(conn, seat).await,
+            ClientMsg::Rename { seat, name } => self.rename(conn, seat, name).await,
             ClientMsg::Move {
                 seat,
                 payload,
@@ -703,9 +704,11 @@ impl TableActor {
                 self.send_to(conn, &resumed);
             }
             Some(Catchup::Events(_) | Catchup::Snapshot) | None => {
+                let table = self.snapshot();
+                self.audience.told(table.spectators);
                 let snapshot = ServerMsg::Snapshot {
                     version: self.version,
-                    table: Box::new(self.snapshot()),
+                    table: Box::new(table),
                 };
                 self.send_to(conn, &snapshot);
             }

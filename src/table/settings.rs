@@ -212,6 +212,20 @@ impl TableSettings {
         self.game.kind()
     }
 
+    /// The rules only a new table must follow: a stored table was valid when it was made and
+    /// stays readable (its games' records too), so these are checked at creation, not in
+    /// [`TableSettings::read`]. As on lichess, a game with the computer in a seat is never
+    /// rated (docs/ratings.md).
+    pub fn check_new_table(&self) -> Result<(), SettingError> {
+        if self.rated && !self.bots.is_empty() {
+            return Err(SettingError::new(
+                "settings.rated",
+                "games against the computer are never rated; leave out \"rated\" or \"bots\"",
+            ));
+        }
+        Ok(())
+    }
+
     /// The settings as one flat object, as stored and shown to clients.
     pub fn to_json(&self) -> Value {
         let mut map = match serde_json::to_value(&self.game) {
@@ -341,6 +355,11 @@ mod tests {
         );
         assert_eq!(field("gomoku", json!({"rated": "yes"})), "settings.rated");
         assert_eq!(field("gomoku", json!({"undo": true, "rated": true})), "settings.undo");
+        let with_bots = TableSettings::read("gomoku", Some(json!({"rated": true, "bots": {"1": "easy"}})));
+        assert_eq!(
+            with_bots.unwrap().check_new_table().unwrap_err().field,
+            "settings.rated"
+        );
         assert_eq!(
             field("gomoku", json!({"undo": true, "series": "best_of_3"})),
             "settings.undo"

@@ -47,6 +47,16 @@ impl Seat {
         seat
     }
 
+    /// A connection already joined (its frames read by the caller so far).
+    pub fn attached(table: &TableHandle, conn: u64, frames: OutboxReceiver) -> Seat {
+        Seat {
+            conn,
+            table: table.clone(),
+            frames,
+            token: None,
+        }
+    }
+
     /// Asks the server for a token (or presents `token`) and keeps the one it returns.
     pub async fn hello(&mut self, token: Option<&str>) -> Value {
         self.send(json!({"type": "hello", "token": token})).await;

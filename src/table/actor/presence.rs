@@ -38,6 +38,25 @@ pub(super) struct Audience {
     /// The count changed within [`SPECTATORS_EVERY`] of the last announcement: when the
     /// actor's loop is to announce it (see [`TableActor::announce_spectators`]).
     pub(super) due: Option<Instant>,
+    /// A snapshot told a newcomer a count other than the announced one: the next
+    /// announcement goes out even if the count is back to the announced one by then, or
+    /// that newcomer would keep the snapshot's count (someone who opened the link and sat
+    /// down within the second).
+    pub(super) snapshot_differs: bool,
+}
+
+impl Audience {
+    /// A snapshot telling `count` was sent.
+    pub(super) fn told(&mut self, count: usize) {
+        if count != self.announced {
+            self.snapshot_differs = true;
+        }
+    }
+
+    /// Whether a count of `count` is news to someone.
+    fn news(&self, count: usize) -> bool {
+        count != self.announced || self.snapshot_differs
+    }
 }
 
 impl TableActor {
@@ -115,7 +134,7 @@ impl TableActor {
                 away_ms,
             });
         }
-        if self.audience.due.is_none() && self.spectator_count() != self.audience.announced {
+        if self.audience.due.is_none() && self.audience.news(self.spectator_count()) {
             // The first change after a quiet second goes out at once; later ones wait
             // for the second to end and go out together.
             let next = self.audience.announced_at.map_or(now, |at| at + SPECTATORS_EVERY);
@@ -132,8 +151,9 @@ impl TableActor {
     pub(super) fn announce_spectators(&mut self) {
         self.audience.due = None;
         let count = self.spectator_count();
-        if count != self.audience.announced {
+        if self.audience.news(count) {
             self.audience.announced = count;
+            self.audience.snapshot_differs = false;
             self.audience.announced_at = Some(Instant::now());
             self.event(|version| ServerMsg::Spectators { version, count });
         }

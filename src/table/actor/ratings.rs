@@ -10,9 +10,12 @@ use crate::protocol::{RatingChangeView, RatingView};
 use crate::ratings::{self, Rated, RatedGame, RatedSeat, RatingChange};
 
 impl TableActor {
-    /// The seats of the game in progress, for rating it; `None` at an unrated table.
+    /// The seats of the game in progress, for rating it; `None` at an unrated table, and
+    /// when the computer holds a seat (never rated; only a table stored before that rule
+    /// can still have one: creation and `add_bot` refuse bots at rated tables).
     pub(super) fn rated_game(&self) -> Option<RatedGame> {
-        if !self.settings.rated {
+        let bot_seated = self.seats.iter().any(|(seat, _)| self.seats.bot(seat).is_some());
+        if !self.settings.rated || bot_seated {
             return None;
         }
         let seats = self

@@ -70,12 +70,13 @@ impl TableActor {
         }
     }
 
-    /// `name`, or `name (2)`, `name (3)`... when a seated player already shows it (letter
-    /// case aside), so that two players never look the same.
-    fn distinct_name(&self, name: String) -> String {
+    /// `name`, or `name (2)`, `name (3)`... when a player seated elsewhere than `own`
+    /// already shows it (letter case aside), so that two players never look the same.
+    fn distinct_name(&self, name: String, own: Option<Seat>) -> String {
         let taken: Vec<String> = self
             .seats
             .iter()
+            .filter(|(seat, _)| Some(*seat) != own)
             .filter_map(|(_, holder)| holder.map(|h| h.name().to_lowercase()))
             .collect();
         if !taken.contains(&name.to_lowercase()) {
@@ -132,14 +133,68 @@ impl TableActor {
         let name = self
             .clean_name(name)?
             .unwrap_or_else(|| format!("Player {}", u16::from(seat) + 1));
-        let name = self.distinct_name(name);
+        let name = self.distinct_name(name, None);
         let key = self.player(conn);
         self.fill_seat(seat, Holder::Person { key, name }).await
+    }
+
+    /// Gives the player of a seat the connection holds another name (an empty one: "Player
+    /// N" again): before the game, or during it until that seat has moved, so that a game's
+    /// record names who played it. Stored, then announced with `renamed`.
+    pub(super) async fn rename(
+        &mut self,
+        conn: ConnId,
+        seat: Option<Seat>,
+        name: Option<String>,
+    ) -> Result<(), Refusal> {
+        let seat = self.acting_seat(conn, seat)?;
+        let Some(Holder::Person { key, .. }) = self.seats.holder(seat).cloned() else {
+            return Err(Refusal::new(
+                ErrorCode::NotYourSeat,
+                format!("Seat {seat} is not yours."),
+            ));
+        };
+        let game = match (&self.current, self.status()) {
+            (Some(current), TableStatus::Playing) => {
+                if current.moves.seats().any(|mover| mover == seat) {
+                    return Err(Refusal::new(
+                        ErrorCode::GameInProgress,
+                        "A name can change only until your first move of the game.",
+                    ));
+                }
+                Some(current.id)
+            }
+            _ => None,
+        };
+        let name = self
+            .clean_name(name)?
+            .unwrap_or_else(|| format!("Player {}", u16::from(seat) + 1));
+        let name = self.distinct_name(name, Some(seat));
+        self.store
+            .rename_player(&self.id, game, seat, key.as_bytes(), &name)
+            .await
+            .map_err(Refusal::storage)?;
+        self.seats.sit(
+            seat,
+            Holder::Person {
+                key,
+                name: name.clone(),
+            },
+        );
+        self.event(|version| ServerMsg::Renamed { version, seat, name });
+        Ok(())
     }
 
     /// Puts the computer in a free seat.
     pub(super) async fn add_bot(&mut self, conn: ConnId, seat: Seat, strength: Strength) -> Result<(), Refusal> {
         self.check_seated(conn, "add the computer")?;
+        // Games against the computer are never rated (docs/ratings.md).
+        if self.settings.rated {
+            return Err(Refusal::new(
+                ErrorCode::RatedTable,
+                "The computer cannot play at a rated table: games against the computer are never rated.",
+            ));
+        }
         self.check_free(conn, seat)?;
         self.fill_seat(seat, Holder::Bot { strength }).await
     }

@@ -1,5 +1,8 @@
 // The page's timers: the clocks and the away countdowns, counted down locally between events,
-// and each seat's thinking time as measured here, sent as `think_ms` (docs/clocks.md).
+// and each seat's thinking time as measured here, sent as `think_ms` (docs/clocks.md). A clock
+// reads m:ss in every language; days and hours, and the away labels, come from the catalogue.
+
+import { t } from "./i18n.js";
 
 const now = () => performance.now();
 
@@ -58,7 +61,9 @@ function formatClock(ms, kind) {
   if (kind === "correspondence" && ms > 3600000) {
     const minutes = Math.ceil(ms / 60000); // whole minutes, rounded up like the seconds below
     const hours = Math.floor(minutes / 60);
-    return hours >= 24 ? `${Math.floor(hours / 24)}d ${hours % 24}h` : `${hours}h ${minutes % 60}m`;
+    return hours >= 24
+      ? t("clock.days_hours", { days: Math.floor(hours / 24), hours: hours % 24 })
+      : t("clock.hours_minutes", { hours, minutes: minutes % 60 });
   }
   if (ms < 10000) return `0:0${(Math.floor(ms / 100) / 10).toFixed(1)}`;
   const total = Math.ceil(ms / 1000);
@@ -80,16 +85,20 @@ function isLow(table, ms, kind) {
  */
 export function tick(table) {
   if (!table) return;
-  const kind = clockKind(table);
+  // A replayed position (records.js) brings its own clocks, stopped: `replay_clocks` (null at
+  // the start: the starting time). Without it, the live clocks.
+  const replayed = "replay_clocks" in table;
+  const base = replayed ? table.replay_clocks : clockBase;
+  const kind = replayed && base ? base.kind : clockKind(table);
   const playing = table.status === "playing";
   for (const node of document.querySelectorAll(".clock[data-seat]")) {
     const seat = Number(node.dataset.seat);
-    const left = clockBase ? clockLeft(seat) : initialClock(table);
+    const left = !base ? initialClock(table) : replayed ? base.remaining_ms[seat] ?? null : clockLeft(seat);
     if (left == null) continue;
-    const running = Boolean(clockBase && playing && clockBase.running.includes(seat));
+    const running = Boolean(base && playing && base.running.includes(seat));
     node.textContent = formatClock(left, kind);
     node.classList.toggle("running", running);
-    node.classList.toggle("low", Boolean(clockBase) && playing && isLow(table, left, kind));
+    node.classList.toggle("low", Boolean(base) && playing && isLow(table, left, kind));
     node.classList.toggle("flagged", table.result != null && table.result.reason === "time" && table.result.detail && table.result.detail.seat === seat);
   }
   for (const node of document.querySelectorAll(".presence[data-away]")) {
@@ -99,8 +108,8 @@ export function tick(table) {
     const secs = Math.ceil(left / 1000);
     const back = `${Math.floor(secs / 60)}:${String(secs % 60).padStart(2, "0")}`;
     // A compact label (Bughouse strips, next to a clock) says the same in fewer words.
-    node.textContent = node.classList.contains("compact") ? `away ${back}` : `away — back within ${back}`;
-    node.title = `Away — back within ${back}`;
+    node.textContent = node.classList.contains("compact") ? t("clock.away_short", { time: back }) : t("clock.away_long", { time: back });
+    node.title = t("clock.away_title", { time: back });
   }
 }
 

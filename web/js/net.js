@@ -9,8 +9,9 @@
  * - `connecting(resuming)`: a socket is being opened, resuming or not;
  * - `open()`: the socket is open (the page says `hello` on every connection);
  * - `message(msg)`: a message from the server, parsed;
- * - `status(text, gone)`: the connection line to show ("" when connected); `gone` when the
- *   table no longer exists and the page stops reconnecting.
+ * - `status(kind)`: the state of the connection, for the page to say in its language: `""`
+ *   (connected), `"reconnecting"`, or `"gone"` when the table no longer exists and the page
+ *   stops reconnecting.
  *
  * Returns `send(msg)` (true when sent) and `resync()` (reconnect now, resuming).
  */
@@ -57,7 +58,7 @@ export function connectTable(tableId, hooks) {
     ws.onmessage = null;
     if (ws.readyState < 2) ws.close();
     if (gone) return;
-    hooks.status("disconnected — reconnecting…");
+    hooks.status("reconnecting");
     const delay = Math.min(10000, 500 * 2 ** retries) * (0.8 + Math.random() * 0.4);
     retries += 1;
     // A second failure in a row means the server was down: it may have restarted.
@@ -66,7 +67,7 @@ export function connectTable(tableId, hooks) {
       // After a few failures, check whether the table still exists at all.
       if (retries >= 3 && (await fetch(`/api/tables/${encodeURIComponent(tableId)}`).then((r) => r.status).catch(() => 0)) === 404) {
         gone = true;
-        hooks.status("This table no longer exists on the server.", true);
+        hooks.status("gone");
         return;
       }
       connect();

@@ -5,6 +5,7 @@
 // browsers refuse to start one earlier (and warn about it), so until then nothing is played.
 
 import { $ } from "./dom.js";
+import { t } from "./i18n.js";
 
 const MUTE_KEY = "spelbord.muted";
 const toggle = $("sound");
@@ -129,9 +130,9 @@ export function lowTimeCheck(game, seats, leftOf) {
 }
 
 function show() {
-  toggle.textContent = muted ? "Sound off" : "Sound on";
+  toggle.textContent = muted ? t("table.sound.off") : t("table.sound.on");
   toggle.setAttribute("aria-pressed", String(!muted));
-  toggle.title = muted ? "Sounds are off: click to turn them on" : "Sounds are on: click to mute them";
+  toggle.title = muted ? t("table.sound.off_title") : t("table.sound.on_title");
 }
 
 toggle.addEventListener("click", () => {

@@ -1,11 +1,16 @@
 // Bughouse: two chess boards side by side, each with a strip above and below for its players
-// (name, team, presence, clock, pocket); moves, drops, promotions and premoves by clicks, taps
-// or drag and drop. The page knows no chess rules: on each of its turns it asks the server for
+// (name, team, presence, clock, pocket); moves, drops, promotions and premoves by clicks, taps,
+// drag and drop or the keyboard (each board one tab stop: arrow keys and Enter; pocket pieces
+// are buttons). The page knows no chess rules: on each of its turns it asks the server for
 // the seat's legal moves (`legal_moves`) and marks the selected piece's targets from the answer.
+// Under the player's own board a row of quick team-chat signals; on narrow screens the
+// partner's board is drawn small above the player's own (CSS).
 
 import { flipped } from "../flip.js";
 import { el, button } from "../dom.js";
-import { onPick } from "../input.js";
+import { onPick, keyboardGrid } from "../input.js";
+import { t, lang } from "../i18n.js";
+import { announce } from "../a11y.js";
 import { letter } from "./square.js";
 
 /** The Bughouse boards; `page` is what the table page shares with every board (see table.js). */
@@ -13,7 +18,20 @@ export function bughouse(page) {
   const { playing, myTurnSeat, isMine, roleOf, playerName, send, play, roleBadge, reasonText, timed, awayCounting } = page;
   const BOARDS = ["A", "B"];
   const GLYPH = { k: "♚", q: "♛", r: "♜", b: "♝", n: "♞", p: "♟" }; // drawn white or black by CSS
-  const NAMES = { k: "king", q: "queen", r: "rook", b: "bishop", n: "knight", p: "pawn" };
+  /** A piece's name without colour ("knight"), from its letter in either case. */
+  const pieceName = (p) => t(`bughouse.piece.${p.toLowerCase()}`);
+  /** A FEN letter as a coloured piece ("white knight"): one key each, for the languages' agreement. */
+  const colouredPiece = (p) => t(`bughouse.piece.${p === p.toUpperCase() ? "white" : "black"}.${p.toLowerCase()}`);
+  /** A role id ("A-white", the data) in the page's language ("A-vit"): the table's words. */
+  const roleName = (role) => (page.roleName ? page.roleName(role) : String(role));
+  /** "A, B and C" in the page's language. */
+  const list = (items) => new Intl.ListFormat(lang, { type: "conjunction" }).format(items);
+  /**
+   * Quick team-chat signals: each one's id (its text is `chat.signal.{id}`) and the fixed words
+   * sent, which every reader's page shows in its own language (table.js, as its team chat's).
+   */
+  const SIGNALS = { need_q: "need Q", need_r: "need R", need_b: "need B", need_n: "need N", need_p: "need P",
+    dont_trade: "don't trade", sit: "sit", go: "go", trade_ok: "trade ok" };
   let area = null;
   let layout = "";        // the viewpoint the boards were built for (rebuilt when our seat changes)
   let parts = {};         // per board: {title, top, bottom, squares, bottomColour}
@@ -25,6 +43,8 @@ export function bughouse(page) {
   let legal = {};
   let asked = {};
   let drag = null;        // a piece being dragged (see dragging below)
+  let grids = {};         // per board: the keyboard grid (`keyboardGrid`), rebuilt with the boards
+  let lastFocus = {};     // per board: the square the keyboard was last on
 
   const other = (c) => (c === "white" ? "black" : "white");
   const otherBoard = (b) => (b === "A" ? "B" : "A");
@@ -107,15 +127,17 @@ export function bughouse(page) {
   function buildChessBoard(board, bottom) {
     const grid = el("div", "chessboard");
     grid.setAttribute("role", "group");
-    grid.setAttribute("aria-label", `Board ${board}, ${bottom} at the bottom`);
+    grid.setAttribute("aria-label", t(`bughouse.board_label.${bottom}`, { board }));
     const files = bottom === "white" ? [0, 1, 2, 3, 4, 5, 6, 7] : [7, 6, 5, 4, 3, 2, 1, 0];
     const ranks = bottom === "white" ? [8, 7, 6, 5, 4, 3, 2, 1] : [1, 2, 3, 4, 5, 6, 7, 8];
     const label = (text) => grid.appendChild(el("div", "coord", text)).setAttribute("aria-hidden", "true");
     const fileRow = () => { label(""); for (const f of files) label(letter(f)); label(""); };
     const squares = {};
+    const rows = []; // the squares as seen, top row first (the grid is drawn from the viewpoint)
     fileRow();
     for (const r of ranks) {
       label(r);
+      rows.push([]);
       for (const f of files) {
         const name = letter(f) + r;
         const sq = el("button", "sq");
@@ -123,23 +145,46 @@ export function bughouse(page) {
         sq.dataset.sq = name;
         if ((f + r) % 2 === 1) sq.classList.add("dark"); // a1 is dark
         squares[name] = sq;
+        rows[rows.length - 1].push(sq);
         grid.append(sq);
       }
       label(r);
     }
     fileRow();
-    onPick(grid, ".sq", "sq", (sq) => click(board, sq));
+    onPick(grid, ".sq", "sq", (sq, _element, event) => click(board, sq, event));
+    // The keyboard: one tab stop, arrows as seen (the grid is already drawn from the
+    // viewpoint, so never "flipped"), Enter or Space as a click; Escape drops the selection.
+    grids[board] = keyboardGrid(grid, { cells: () => rows, flipped: () => false, onActivate: (sq) => click(board, sq) });
+    grid.addEventListener("focusin", (event) => {
+      const sq = event.target.closest(".sq");
+      if (sq) lastFocus[board] = sq.dataset.sq;
+    });
+    grid.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || !(sel || promo) || (drag && drag.started)) return;
+      sel = promo = null;
+      announce(t("bughouse.announce.cleared"));
+      update();
+    });
     return { grid, squares };
+  }
+
+  /** Moves the keyboard focus to board `b`: the square last visited there, else `fallback`. */
+  function focusBoard(b, fallback) {
+    if (grids[b]) grids[b].focus(lastFocus[b] || fallback || "e4");
   }
 
   function buildBoards() {
     const view = viewpoint();
     layout = JSON.stringify(view);
     area.replaceChildren();
+    grids = {};
+    ui.quick = ui.you = null;
     const row = el("div", "bh-boards");
     for (const b of [view.first, otherBoard(view.first)]) {
       const col = el("div", "bh-col");
       col.classList.toggle("own", view.own === b);
+      // The partner's board: on narrow screens drawn small, above the player's own (CSS).
+      col.classList.toggle("partner", Boolean(view.own) && view.own !== b);
       col.dataset.board = b;
       const title = el("div", "bh-title");
       const top = el("div", "bh-strip");
@@ -147,6 +192,12 @@ export function bughouse(page) {
       const { grid, squares } = buildChessBoard(b, view.bottom[b]);
       grid.id = `board-${b}`;
       col.append(title, top, grid, bottom);
+      if (view.own === b) {
+        // Under our own board: the quick signals, and whom we play with (on phones for screen
+        // readers only: the strips show it).
+        ui.you = el("p", "bh-you");
+        col.append(buildQuick(), ui.you);
+      }
       row.append(col);
       parts[b] = { title, top, bottom, squares, bottomColour: view.bottom[b] };
     }
@@ -162,6 +213,51 @@ export function bughouse(page) {
     area.append(row);
   }
 
+  /**
+   * The quick team-chat signals under the player's own board (the team chat's box itself is
+   * far down the page on a phone): "need" a piece, shown as its glyph, and the usual words,
+   * sent as the team chat's own buttons send them. Below them, the team's latest line.
+   */
+  function buildQuick() {
+    const box = el("div", "bh-quick");
+    box.setAttribute("role", "group");
+    box.setAttribute("aria-label", t("bughouse.quick.label"));
+    box.hidden = true;
+    const row = el("div", "bh-quick-row");
+    row.append(el("span", "bh-quick-need", t("bughouse.quick.need")));
+    for (const [signal, wire] of Object.entries(SIGNALS)) {
+      const text = t(`chat.signal.${signal}`);
+      const b = button("", t("chat.signal_label", { signal: text }), () => teamSay(wire), "secondary");
+      b.dataset.signal = signal;
+      if (signal.startsWith("need_")) {
+        b.classList.add("need");
+        b.append(glyph(signal.slice(5)));
+      } else {
+        b.textContent = text;
+      }
+      row.append(b);
+    }
+    const last = el("p", "bh-quick-last");
+    box.append(row, last);
+    ui.quick = { box, last };
+    return box;
+  }
+
+  /** Sends a team-chat line for our seat (the first, when we hold more than one). */
+  function teamSay(text) {
+    const seat = page.mySeats[0];
+    send({ type: "team_chat", text, ...(page.mySeats.length > 1 ? { seat } : {}) });
+  }
+
+  /** The team's latest line (as the team chat box shows it), under the quick buttons. */
+  function showLastTeamLine() {
+    if (!ui.quick) return;
+    const log = document.getElementById("team-log");
+    const line = log && log.lastElementChild;
+    ui.quick.last.textContent = line ? line.textContent : "";
+    ui.quick.last.hidden = !line;
+  }
+
   function build(boardArea, panel) {
     area = boardArea;
     layout = "";
@@ -172,15 +268,36 @@ export function bughouse(page) {
     ui.panel = panel;
     ui.help = el("p", "muted");
     ui.promo = el("div", "promo");
+    ui.promo.setAttribute("role", "group");
     ui.promo.hidden = true;
+    // Escape in the promotion choice cancels it, back to the board.
+    ui.promo.addEventListener("keydown", (event) => {
+      if (event.key !== "Escape" || !promo) return;
+      const { board, uci } = promo;
+      promo = null;
+      update();
+      focusBoard(board, uci.slice(2, 4));
+    });
     panel.append(ui.promo, ui.help);
+    // The team chat box (table.js) is far down on a phone: its latest line is shown under
+    // the quick buttons too. Its placeholder is the catalogue's (CSS shows `data-empty`).
+    const log = document.getElementById("team-log");
+    if (log) {
+      log.dataset.empty = t("bughouse.team_chat.empty");
+      if (!teamObserver) {
+        teamObserver = new MutationObserver(showLastTeamLine);
+        teamObserver.observe(log, { childList: true });
+      }
+    }
   }
+  let teamObserver = null;
 
   // ---- actions
 
   /** A move or drop for `seat`: played at once on its turn, otherwise queued as a premove. */
   function submit(seat, uci) {
     sel = promo = null;
+    justSubmitted = true;
     if (!playing() || !isMine(seat)) return;
     const move = { uci };
     if (page.table.to_move.includes(seat)) play(seat, move);
@@ -189,8 +306,26 @@ export function bughouse(page) {
     update();
   }
 
-  function click(board, sq) {
+  function click(board, sq, event) {
     if (!playing() || page.mySeats.length === 0) return;
+    const before = sel;
+    pick(board, sq);
+    // Said to screen readers (the focused square's label changes, which is not read again).
+    if (sel && sel !== before && sel.from) announce(t("bughouse.announce.selected", { piece: colouredPiece(pieceAt(board, sel.from)), square: sel.from }));
+    else if (!sel && before && !promo && page.table.to_move && !justSubmitted) announce(t("bughouse.announce.cleared"));
+    justSubmitted = false;
+    if (promo) {
+      announce(t("bughouse.announce.promote", { move: uciText(promo.uci) }));
+      // From the keyboard, straight on to the choice (a queen first).
+      if (!event || event.detail === 0) {
+        const first = ui.promo.querySelector("button");
+        if (first) first.focus();
+      }
+    }
+  }
+  let justSubmitted = false; // the last pick sent a move (nothing to say: the move is announced)
+
+  function pick(board, sq) {
     promo = null;
     const piece = pieceAt(board, sq);
     const colour = pieceColour(piece);
@@ -230,11 +365,18 @@ export function bughouse(page) {
     update();
   }
 
-  function pickDrop(board, seat, colour, letterUpper) {
+  function pickDrop(board, seat, colour, letterUpper, event) {
     if (!playing() || !isMine(seat)) return;
     promo = null;
     sel = sel && sel.board === board && sel.drop === letterUpper ? null : { board, seat, colour, drop: letterUpper };
     update();
+    if (!sel) return announce(t("bughouse.announce.cleared"));
+    announce(t("bughouse.announce.drop", { piece: pieceName(letterUpper), board }));
+    // Chosen from the keyboard (a click without a pointer): on to the board to choose its square.
+    if (event && event.detail === 0) {
+      const targets = targetsOf(sel);
+      focusBoard(board, targets && targets.size ? [...targets][0] : "e4");
+    }
   }
 
   // ---- dragging: a piece, or a pocket piece, follows the pointer (mouse, finger or pen)
@@ -342,7 +484,7 @@ export function bughouse(page) {
     if (!sq || !sel) sel = null;                                       // off the board (or the piece was taken)
     else if (sq === ended.from) { /* back on its square: it stays selected, a click then moves it */ }
     else if (pieceColour(pieceAt(ended.board, sq)) === ended.colour) sel = null; // onto one of ours
-    else return click(ended.board, sq);
+    else return click(ended.board, sq, { detail: 1 });
     update();
   }
 
@@ -365,10 +507,9 @@ export function bughouse(page) {
     const st = page.table.state[b];
     const view = viewpoint();
     const node = parts[b].title;
-    node.replaceChildren(el("span", "", `Board ${b}`));
-    let note = view.own === b ? "your board" : view.own ? "your partner's board" : "";
-    note = [note, `${st.move_count} move${st.move_count === 1 ? "" : "s"}`].filter(Boolean).join(" · ");
-    node.append(el("small", "", note));
+    node.replaceChildren(el("span", "", t("bughouse.board", { board: b })));
+    const note = view.own === b ? t("bughouse.your_board") : view.own ? t("bughouse.partner_board") : "";
+    node.append(el("small", "", [note, t("bughouse.moves", { count: st.move_count })].filter(Boolean).join(" · ")));
   }
 
   function renderStrip(node, b, colour) {
@@ -382,24 +523,25 @@ export function bughouse(page) {
     const line = el("div", "bh-line");
     node.replaceChildren(line);
     line.append(roleBadge(`${b}-${colour}`));
-    line.append(el("span", info.player ? "name" : "name muted", info.player ? info.player.name : "Free seat"));
-    if (isMine(seat)) line.append(el("span", "badge", "you"));
-    line.append(el("span", `team-tag t${teamOf(seat)}`, `team ${teamOf(seat)}`));
+    line.append(el("span", info.player ? "name" : "name muted", info.player ? playerName(seat) : t("bughouse.free_seat")));
+    if (isMine(seat)) line.append(el("span", "badge", t("bughouse.you")));
+    line.append(el("span", `team-tag t${teamOf(seat)}`, t("bughouse.team_tag", { team: teamOf(seat) })));
     if (info.player && !info.player.connected) {
-      const presence = el("span", "presence off compact", "away");
+      const presence = el("span", "presence off compact", t("bughouse.away"));
       if (awayCounting(seat)) presence.dataset.away = seat; // counted down by tick(), as "away 0:42"
       line.append(presence);
     }
-    if (playing() && st.waiting && st.turn === colour) line.append(el("span", "bh-wait", "waiting — no move"));
+    if (playing() && st.waiting && st.turn === colour) line.append(el("span", "bh-wait", t("bughouse.waiting_no_move")));
     if (timed()) {
       const clock = el("span", "clock", "");
       clock.dataset.seat = seat;
-      clock.setAttribute("aria-label", `clock of ${b}-${colour}`);
+      clock.setAttribute("aria-label", t("bughouse.clock_of", { role: roleName(`${b}-${colour}`) }));
       line.append(clock);
     }
     // The pocket: one button per kind of piece, with its count; ours are clickable.
     const pocket = el("div", "pocket");
-    pocket.setAttribute("aria-label", `${b}-${colour}'s pocket`);
+    pocket.setAttribute("role", "group");
+    pocket.setAttribute("aria-label", t("bughouse.pocket.of", { role: roleName(`${b}-${colour}`) }));
     const held = st.pockets[colour] || "";
     const usable = playing() && isMine(seat);
     for (const kind of ["q", "r", "b", "n", "p"]) {
@@ -414,11 +556,12 @@ export function bughouse(page) {
       pk.append(glyph(fen), el("span", "n", `×${count}`));
       pk.disabled = !usable;
       pk.setAttribute("aria-pressed", String(Boolean(sel && sel.board === b && sel.drop === kind.toUpperCase())));
-      pk.setAttribute("aria-label", `${count} ${NAMES[kind]}${count === 1 ? "" : "s"} in ${colour}'s pocket` +
-        (usable ? ": click, then an empty square, or drag it there, to drop one" : ""));
-      pk.addEventListener("click", () => pickDrop(b, seat, colour, kind.toUpperCase()));
+      const pieces = t(`bughouse.pocket.count.${kind}`, { count });
+      pk.setAttribute("aria-label", usable ? t("bughouse.pocket.usable", { pieces }) : pieces);
+      pk.addEventListener("click", (event) => pickDrop(b, seat, colour, kind.toUpperCase(), event));
       pocket.append(pk);
     }
+    if (!pocket.children.length) pocket.append(el("span", "pocket-empty", t("bughouse.pocket.empty")));
     node.append(pocket);
   }
 
@@ -448,9 +591,15 @@ export function bughouse(page) {
       sq.classList.toggle("hint", targets.has(name));
       sq.classList.toggle("bh-grab", grabbable && piece !== "." && isMine(seatOf(b, pieceColour(piece))));
       sq.classList.toggle("bh-drag-from", Boolean(drag && drag.started && drag.board === b && drag.from === name));
-      const what = piece === "." ? "empty" : `${pieceColour(piece)} ${NAMES[piece.toLowerCase()]}`;
-      sq.setAttribute("aria-label", `${b} ${name}, ${what}` + (name === chosen.from ? ", selected" : "") + (targets.has(name) ? ", legal target" : "") +
-        (name === last.to ? ", last move" : "") + (inCheck ? ", in check" : "") + (name === pm.to ? ", your premove" : ""));
+      // "e4, white knight, selected" in the page's language.
+      const label = [piece === "." ? t("bughouse.sq.empty", { square: name }) : t("bughouse.sq.piece", { square: name, piece: colouredPiece(piece) })];
+      if (name === chosen.from) label.push(t("bughouse.sq.selected"));
+      if (targets.has(name)) label.push(t("bughouse.sq.target"));
+      if (name === last.from) label.push(t("bughouse.sq.last_from"));
+      if (name === last.to) label.push(t("bughouse.sq.last_to"));
+      if (inCheck) label.push(t("bughouse.sq.check"));
+      if (name === pm.from || name === pm.to) label.push(t("bughouse.sq.premove"));
+      sq.setAttribute("aria-label", label.join(", "));
     }
   }
 
@@ -460,24 +609,35 @@ export function bughouse(page) {
     ui.promo.hidden = !(promo && playing());
     if (!ui.promo.hidden) {
       const white = roleOf(promo.seat).endsWith("white");
-      ui.promo.append(el("span", "", `Promote ${uciText(promo.uci)} to:`));
-      for (const [kind, label] of [["q", "Q"], ["r", "R"], ["b", "B"], ["n", "N"]]) {
-        const b = button("", `Promote to a ${NAMES[kind]}`, () => submit(promo.seat, promo.uci + kind));
+      const prompt = el("span", "", t("bughouse.promo.prompt", { move: uciText(promo.uci) }));
+      prompt.id = "bh-promo-prompt";
+      ui.promo.setAttribute("aria-labelledby", prompt.id);
+      ui.promo.append(prompt);
+      for (const kind of ["q", "r", "b", "n"]) {
+        const { board, uci } = promo;
+        const b = button("", t(`bughouse.promo.to.${kind}`), () => {
+          submit(promo.seat, promo.uci + kind);
+          focusBoard(board, uci.slice(2, 4)); // the keyboard goes back to the board
+        });
         b.dataset.promo = kind;
-        b.append(glyph(white ? kind.toUpperCase() : kind), ` ${label}`);
+        b.append(glyph(white ? kind.toUpperCase() : kind), ` ${pieceName(kind)}`);
         ui.promo.append(b);
       }
-      ui.promo.append(button("Cancel", "Cancel the promotion", () => { promo = null; update(); }, "secondary"));
+      ui.promo.append(button(t("bughouse.promo.cancel"), t("bughouse.promo.cancel_label"), () => {
+        const { board, uci } = promo;
+        promo = null;
+        update();
+        focusBoard(board, uci.slice(2, 4));
+      }, "secondary"));
     }
     // What a click does now.
     let help = "";
     if (playing() && page.mySeats.length) {
       const mine = myTurnSeat() !== undefined;
-      const none = mine && sel && targetsOf(sel) && targetsOf(sel).size === 0 ? " It has no legal move now." : "";
-      if (sel && sel.drop) help = `Click an empty square on board ${sel.board} to drop the ${NAMES[sel.drop.toLowerCase()]}${mine ? "" : " (as a premove)"}.${none}`;
-      else if (sel) help = `Click where the piece on ${sel.from} goes${mine ? " (the dots show where it may)" : " (as a premove)"}.${none}`;
-      else help = mine ? "Your move: click a piece, then its square, or drag it there; the same with a pocket piece onto an empty square."
-        : "Not your turn: a move or drop now is queued as a premove, played the instant it is your turn.";
+      const none = mine && sel && targetsOf(sel) && targetsOf(sel).size === 0 ? ` ${t("bughouse.help.no_move")}` : "";
+      if (sel && sel.drop) help = t(mine ? "bughouse.help.drop" : "bughouse.help.drop_premove", { piece: pieceName(sel.drop), board: sel.board }) + none;
+      else if (sel) help = t(mine ? "bughouse.help.selected" : "bughouse.help.selected_premove", { square: sel.from }) + none;
+      else help = t(mine ? "bughouse.help.your_move" : "bughouse.help.not_your_turn");
     }
     ui.help.textContent = help;
     ui.help.hidden = !help;
@@ -485,6 +645,9 @@ export function bughouse(page) {
   }
 
   function update() {
+    // A focused pocket button is redrawn below: its focus is given to its successor.
+    const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest(".pk");
+    const refocus = focused && area.contains(focused) ? `.pk[data-board="${focused.dataset.board}"][data-colour="${focused.dataset.colour}"][data-piece="${focused.dataset.piece}"]` : null;
     if (JSON.stringify(viewpoint()) !== layout) {
       if (drag) endDrag();
       buildBoards();
@@ -507,7 +670,21 @@ export function bughouse(page) {
       renderBoard(b);
     }
     renderPanel();
+    renderQuick();
     askLegalMoves();
+    if (refocus) {
+      const again = area.querySelector(refocus);
+      if (again) again.focus();
+      else focusBoard(focused.dataset.board); // the last of its kind was dropped
+    }
+  }
+
+  /** The quick signals: for seated players while a game is played. */
+  function renderQuick() {
+    if (ui.you) ui.you.textContent = page.mySeats.length ? youPlay() : "";
+    if (!ui.quick) return;
+    ui.quick.box.hidden = !(playing() && page.mySeats.length);
+    showLastTeamLine();
   }
 
   /** Both boards' turns, e.g. "Board A: your move · Board B: Dee (B-black) to move." */
@@ -515,66 +692,74 @@ export function bughouse(page) {
     const boards = BOARDS.map((b) => {
       const st = page.table.state[b];
       const seat = page.table.to_move.find((s) => boardOf(s) === b);
-      let text = `Board ${b}: ` + (seat === undefined ? "—" : isMine(seat) ? "your move" : `${playerName(seat)} (${roleOf(seat)}) to move`);
-      if (st.check) text += ", in check";
-      if (st.waiting) text += ", waiting for a piece";
-      return text;
+      const parts = [seat === undefined ? t("bughouse.status.board_none", { board: b })
+        : isMine(seat) ? t("bughouse.status.board_yours", { board: b })
+          : t("bughouse.status.board_other", { board: b, name: playerName(seat), role: roleName(roleOf(seat)) })];
+      if (st.check) parts.push(t("bughouse.status.check"));
+      if (st.waiting) parts.push(t("bughouse.status.waiting"));
+      return parts.join(", ");
     });
-    let text = `${boards.join(" · ")}.`;
-    if (page.mySeats.length) {
-      const me = page.mySeats[0];
-      const partner = partnerOf(me);
-      text += ` You play ${page.mySeats.map(roleOf).join(", ")} (team ${teamOf(me)}, with ${playerName(partner)} as ${roleOf(partner)}).`;
-    } else {
-      text += " You are watching.";
-    }
-    return text;
+    const both = t("bughouse.status.boards", { boards: boards.join(" · ") });
+    // Who we play and with whom is said above our board (its title), not here: the status line
+    // is short enough for a phone, and read out at every change.
+    return page.mySeats.length ? both : `${both} ${t("bughouse.status.watching")}`;
+  }
+
+  /** "You play A-white (team 1, with Dee as B-black)." */
+  function youPlay() {
+    const me = page.mySeats[0];
+    const partner = partnerOf(me);
+    return t("bughouse.status.you_play", { roles: list(page.mySeats.map((s) => roleName(roleOf(s)))), team: teamOf(me),
+      partner: playerName(partner), partner_role: roleName(roleOf(partner)) });
   }
 
   /** The result in words: the reason first, then the winning team. */
   function resultText(result) {
     const d = result.detail || {};
-    const named = (seat) => `${roleOf(seat)} (${isMine(seat) ? "you" : playerName(seat)})`;
+    const named = (seat) => (isMine(seat) ? t("bughouse.named_you", { role: roleName(roleOf(seat)) })
+      : t("bughouse.named", { role: roleName(roleOf(seat)), name: playerName(seat) }));
     if (result.outcome === "win") {
       const team = teamOf(result.winners[0]);
       const losing = team === 1 ? 2 : 1;
       let reason;
       switch (result.reason) {
-        case "checkmate": reason = `Checkmate on board ${d.board} — ${named(d.mated)} is mated`; break;
-        case "time": reason = `${named(d.seat)} ran out of time`; break;
-        case "resignation": reason = `Team ${losing} resigned`; break;
-        case "abandoned": reason = `${named(d.seat)} left and did not come back`; break;
-        default: reason = reasonText(result.reason).replace(/^./, (c) => c.toUpperCase());
+        case "checkmate": reason = t("bughouse.reason.checkmate", { board: d.board, who: named(d.mated) }); break;
+        case "time": reason = t("bughouse.reason.time", { who: named(d.seat) }); break;
+        case "resignation": reason = t("bughouse.reason.resignation", { team: losing }); break;
+        case "abandoned": reason = t("bughouse.reason.abandoned", { who: named(d.seat) }); break;
+        default: reason = t("bughouse.reason.other", { reason: reasonText(result.reason).replace(/^./, (c) => c.toUpperCase()) });
       }
-      const winners = result.winners.map(named).join(" and ");
-      return `${reason}. ${result.winners.some(isMine) ? "Your team wins" : `Team ${team} wins`}: ${winners}.`;
+      const winners = list(result.winners.map(named));
+      return `${reason} ${result.winners.some(isMine) ? t("bughouse.winners.yours", { winners }) : t("bughouse.winners.team", { team, winners })}`;
     }
     if (result.outcome === "draw") {
       switch (result.reason) {
-        case "move_limit": return `Draw: ${d.moves || page.table.state.move_limit || 800} moves played.`;
-        case "no_player_can_move": return "Draw: no player can move.";
-        case "draw_agreed": return "Draw: agreed by all four players.";
+        case "move_limit": return t("bughouse.draw.move_limit", { count: d.moves || page.table.state.move_limit || 800 });
+        case "no_player_can_move": return t("bughouse.draw.no_player_can_move");
+        case "draw_agreed": return t("bughouse.draw.agreed");
       }
-      return `Draw: ${result.reason.replace(/_/g, " ")}.`;
+      return t("bughouse.draw.other", { reason: reasonText(result.reason) });
     }
     return null; // aborted: the table's own wording
   }
 
+  const teamLabel = (team, first, second) => t("bughouse.team_group", { team, first: roleName(first), second: roleName(second) });
+
   return {
-    name: "Bughouse",
+    name: t("common.game.bughouse"),
     wide: true,
-    settingsText: (s) => (s.start_position ? "custom start position" : ""),
+    settingsText: (s) => (s.start_position ? t("bughouse.settings.custom_start") : ""),
     statusText,
     resultText,
     seatGroups: () => [
-      { label: "Team 1 — A-white + B-black", seats: teamSeats(1) },
-      { label: "Team 2 — A-black + B-white", seats: teamSeats(2) },
+      { label: teamLabel(1, "A-white", "B-black"), seats: teamSeats(1) },
+      { label: teamLabel(2, "A-black", "B-white"), seats: teamSeats(2) },
     ],
     teamChat() {
       const partner = partnerOf(page.mySeats[0]);
-      return `— with ${playerName(partner)} (${roleOf(partner)})`;
+      return t("bughouse.team_chat.partner", { name: playerName(partner), role: roleName(roleOf(partner)) });
     },
-    moveText: (move) => `${page.premove ? `board ${boardOf(page.premove.seat)}, ` : ""}${uciText(move.uci)}`,
+    moveText: (move) => (page.premove ? t("bughouse.move_on_board", { board: boardOf(page.premove.seat), move: uciText(move.uci) }) : uciText(move.uci)),
     build,
     update,
     legalMoves,

@@ -1,9 +1,12 @@
-// Lines of Action: an 8 × 8 board; click a piece, then where it goes, or drag it there. The
-// legal destinations are computed here as hints; the server decides. A pass button for a side
-// with no move.
+// Lines of Action: an 8 × 8 board; click a piece, then where it goes, or drag it there; from the
+// keyboard, the arrow keys move across the board as it is seen and Enter or Space is a click
+// (square.js, input.js `keyboardGrid`), Escape drops the choice. The legal destinations are
+// computed here as hints; the server decides. A pass button for a side with no move.
 
 import { el, button } from "../dom.js";
-import { onDrag, markDraggable } from "../input.js";
+import { onDrag, markDraggable, refusedInReplay } from "../input.js";
+import { t } from "../i18n.js";
+import { announce } from "../a11y.js";
 import { buildSquareBoard, letter } from "./square.js";
 
 /** The Lines of Action board; `page` is what the table page shares with every board (see table.js). */
@@ -49,16 +52,25 @@ export function linesOfAction(page) {
     return Object.keys(squares).some((sq) => at(sq) === me && destinations(sq, me).length > 0);
   }
 
+  /** Chooses the piece on `sq` (null: none), and says so to screen readers. */
+  function choose(sq, me) {
+    from = sq;
+    if (sq !== null) announce(t("loa.selected_announce", { square: sq, count: destinations(sq, me).length }));
+  }
+
   function click(sq) {
-    if (!playing() || page.mySeats.length === 0) return;
+    if (!playing() || page.mySeats.length === 0) {
+      refusedInReplay(page);
+      return;
+    }
     const me = mySide();
     if (from === null) {
-      if (at(sq) === me) from = sq;
+      if (at(sq) === me) choose(sq, me);
       else if (page.premove && (page.premove.move.from === sq || page.premove.move.to === sq)) send({ type: "cancel_premove", seat: page.premove.seat });
       return update();
     }
     if (sq === from) from = null;                 // click again: deselect
-    else if (at(sq) === me) from = sq;            // another of ours: select that one instead
+    else if (at(sq) === me) choose(sq, me);       // another of ours: select that one instead
     else {
       // Any other square: send it; the server explains an illegal move.
       const move = { from, to: sq };
@@ -72,10 +84,18 @@ export function linesOfAction(page) {
   const canDrag = (sq) => playing() && page.mySeats.length > 0 && at(sq) === mySide();
 
   function build(area, panel) {
-    squares = buildSquareBoard(area, "loa-board", 8, true, click);
+    squares = buildSquareBoard(area, "loa-board", 8, true, click, { label: t("loa.board_label", { size: 8 }) });
     from = null;
+    const board = area.querySelector("#loa-board");
+    // Escape drops the chosen piece (a drag's own Escape is input.js's).
+    board.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && from !== null && !board.classList.contains("dragging")) {
+        from = null;
+        update();
+      }
+    });
     // Drag a piece to where it goes: the same move as two clicks; a drop off the board cancels.
-    onDrag(area.querySelector("#loa-board"), ".sq", "sq", {
+    onDrag(board, ".sq", "sq", {
       canDrag,
       start(sq) { from = sq; update(); },
       drop(sq, to) {
@@ -87,7 +107,7 @@ export function linesOfAction(page) {
       cancel() { from = null; update(); },
     });
     const row = el("div", "buttons");
-    passButton = button("Pass", "Pass (only when you have no move)", () => moveOrPremove({ pass: true }), "secondary");
+    passButton = button(t("loa.pass"), t("loa.pass_label"), () => moveOrPremove({ pass: true }), "secondary");
     row.append(passButton, el("span", "muted", ""));
     panel.append(row);
   }
@@ -113,8 +133,17 @@ export function linesOfAction(page) {
       sq.classList.toggle("hint", hints.has(name));
       sq.classList.toggle("pm-from", name === pre.from);
       sq.classList.toggle("pm-to", name === pre.to);
-      sq.setAttribute("aria-label", `${name}, ${piece === "b" ? "black" : piece === "w" ? "white" : "empty"}` +
-        (name === from ? ", selected" : "") + (hints.has(name) ? ", legal destination" : "") + (name === last.to ? ", last move" : ""));
+      if (name === pre.to && piece === "." && me) sq.dataset.ghost = me; // our piece, faintly, where the premove goes
+      else delete sq.dataset.ghost;
+      const states = [];
+      if (name === from) states.push("loa.state_selected");
+      if (hints.has(name)) states.push(piece === "." ? "loa.state_destination" : "loa.state_capture");
+      if (name === last.to) states.push("loa.state_last_to");
+      if (name === last.from) states.push("loa.state_last_from");
+      if (name === pre.from) states.push("loa.state_premove_from");
+      if (name === pre.to) states.push("loa.state_premove_to");
+      const what = piece === "b" ? "loa.square_black" : piece === "w" ? "loa.square_white" : "loa.square_empty";
+      sq.setAttribute("aria-label", [t(what, { square: name }), ...states.map((state) => t(state))].join(", "));
     }
     markDraggable(squares, canDrag);
     // The pass button: for players in a game; marked when we have no move (then it is the only one).
@@ -122,20 +151,21 @@ export function linesOfAction(page) {
     passButton.hidden = !canAct;
     const stuck = canAct && !hasMove(me);
     passButton.className = stuck ? "" : "secondary";
-    passButton.nextSibling.textContent = stuck ? (mine ? "You have no move: you must pass." : "You will have no move: pass.")
-      : `Pieces: black ${state.pieces.black}, white ${state.pieces.white}` + (state.last_move && state.last_move.pass ? " · the last move was a pass" : "");
+    const pieces = t("loa.pieces", { black: state.pieces.black, white: state.pieces.white });
+    passButton.nextSibling.textContent = stuck ? t(mine ? "loa.no_move" : "loa.no_move_next")
+      : state.last_move && state.last_move.pass ? `${pieces} · ${t("loa.last_was_pass")}` : pieces;
   }
 
   return {
-    name: "Lines of Action",
-    settingsText: (s) => (s.simultaneous === "mover-wins" ? "connecting both sides wins for the mover" : "connecting both sides draws") +
-      (s.start_position ? " · custom start" : ""),
+    get name() { return t("common.game.lines-of-action"); },
+    settingsText: (s) => [t(s.simultaneous === "mover-wins" ? "loa.simultaneous_mover_wins" : "loa.simultaneous_draw"),
+      ...(s.start_position ? [t("loa.custom_start")] : [])].join(" · "),
     statusHint(mine) {
-      if (mine !== undefined) return from ? ` Now click where ${from} goes.` : " Drag a piece, or click it and then where it goes.";
-      if (playing() && page.mySeats.length) return " Drag a piece (or click it, then a square) to queue a premove.";
+      if (mine !== undefined) return ` ${from ? t("loa.hint_destination", { square: from }) : t("loa.hint_move")}`;
+      if (playing() && page.mySeats.length) return ` ${t("loa.hint_premove")}`;
       return "";
     },
-    moveText: (move) => (move.pass ? "pass" : `${move.from}-${move.to}`),
+    moveText: (move) => (move.pass ? t("loa.pass_move") : `${move.from}-${move.to}`),
     build,
     update,
   };

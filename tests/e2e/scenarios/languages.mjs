@@ -1,0 +1,151 @@
+// Every page in every language, and usable by everyone: the language chosen from `?lang=`, then
+// the remembered choice, then the browser's languages; the switcher on every page; no English
+// left on a Swedish or Norwegian page (but names and notation); and axe-core's accessibility
+// rules with no serious or critical violation, on a desktop and on a phone, in every language.
+
+import AxeBuilder from "@axe-core/playwright";
+import { BASE, until, check, createTable, open } from "../harness.mjs";
+
+const LANGS = ["en", "sv", "nb"];
+const DESKTOP = { viewport: { width: 1280, height: 800 } };
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+
+/** The pages a visitor can reach, each a path (a table's made fresh; `ready` waits for its script). */
+async function pages() {
+  const gomoku = await createTable("gomoku", { bots: { 1: "easy" } });
+  const bughouse = await createTable("bughouse", { bots: { 1: "easy", 2: "easy", 3: "easy" } });
+  const krux = await createTable("krux", {});
+  const loa = await createTable("lines-of-action", {});
+  return [
+    { path: "/", name: "home" },
+    { path: "/new", name: "new" },
+    { path: "/stats", name: "stats", ready: (p) => until(p, () => document.querySelector("main table, main .empty, main section")) },
+    ...["gomoku", "lines-of-action", "krux", "bughouse"].map((game) => ({ path: `/rules/${game}`, name: `rules-${game}` })),
+    { path: `/t/${gomoku}`, name: "table-gomoku", table: true },
+    { path: `/t/${loa}`, name: "table-loa", table: true },
+    { path: `/t/${krux}`, name: "table-krux", table: true },
+    { path: `/t/${bughouse}`, name: "table-bughouse", table: true },
+  ];
+}
+
+/** Opens `path` in `lang` and waits for the page to be ready. */
+async function visit(page, entry, lang) {
+  const url = `${entry.path}${entry.path.includes("?") ? "&" : "?"}lang=${lang}`;
+  if (entry.table) await open(page, url);
+  else await page.goto(`${BASE}${url}`);
+  if (entry.ready) await entry.ready(page);
+}
+
+/** axe-core's serious and critical violations on the page, as lines of text. */
+async function axeProblems(page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
+}
+
+/** Words that show a text is English (none is also a Swedish or Norwegian word). */
+const ENGLISH = /\b(the|your|you|with|waiting|play|player|players|seat|seats|table|move|moves|game|games|turn|resign|draw|offer|rules|link|copy|share|computer|friend|options|here|when|which|what|this|that|there|of)\b/i;
+/** What may stay as it is in every language: names and notation. */
+const NAMES = /^(spelbord\.?|Lines of Action|Gomoku|Krux|Bughouse|English|Svenska|Norsk|Glicko-2|[A-Za-z]?[0-9]+|[a-h][1-8]|[A-O][0-9]{1,2}|[×·—–:.,!?()\s0-9+-]+)$/;
+
+/**
+ * Every visible text and accessible name on the page that reads as English: text nodes,
+ * `aria-label`, `title`, `placeholder`, `alt` and button values, less names and notation.
+ */
+async function englishLeft(page, english, local) {
+  const found = await page.evaluate(() => {
+    const out = [];
+    const visible = (el) => {
+      if (!el || el.closest("[hidden], .lang-switch, script, style, noscript, code, .notation, [translate=no]")) return false;
+      const style = getComputedStyle(el);
+      return style.display !== "none" && style.visibility !== "hidden";
+    };
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      const text = node.textContent.trim();
+      if (text && visible(node.parentElement)) out.push(text);
+    }
+    for (const el of document.querySelectorAll("[aria-label], [title], [placeholder], [alt], input[type=button], input[type=submit]")) {
+      if (!visible(el)) continue;
+      for (const name of ["aria-label", "title", "placeholder", "alt", "value"]) {
+        const value = el.getAttribute(name);
+        if (value && (name !== "value" || el.type === "button" || el.type === "submit")) out.push(value.trim());
+      }
+    }
+    out.push(document.title);
+    return out;
+  });
+  const englishTexts = new Set(Object.entries(english)
+    .filter(([key, value]) => typeof value === "string" && local[key] !== value)
+    .map(([, value]) => value));
+  return [...new Set(found)].filter((text) => !NAMES.test(text) && (englishTexts.has(text) || ENGLISH.test(text.replace(/Lines of Action/g, ""))));
+}
+
+async function catalogue(lang) {
+  const response = await fetch(`${BASE}/static/i18n/${lang}.json`);
+  check(response.ok, `GET /static/i18n/${lang}.json answered ${response.status}`);
+  return response.json();
+}
+
+/** Each page in each language on a desktop and a phone: lang, title, switcher, no English left, axe. */
+async function everyPageEveryLanguage(s, viewportName, viewport) {
+  const english = await catalogue("en");
+  const problems = [];
+  const entries = await pages();
+  const page = await s.player(`${viewportName}`, viewport);
+  for (const lang of LANGS) {
+    const local = await catalogue(lang);
+    for (const entry of entries) {
+      await visit(page, entry, lang);
+      const where = `${entry.name} (${lang}, ${viewportName})`;
+      const htmlLang = await page.evaluate(() => document.documentElement.lang);
+      if (htmlLang !== lang) problems.push(`${where}: <html lang="${htmlLang}">`);
+      const switcher = await page.locator(".lang-switch a").count();
+      if (switcher !== 3) problems.push(`${where}: the language switcher has ${switcher} links`);
+      if (!(await page.locator(".skip-link").count())) problems.push(`${where}: no skip link`);
+      if (lang !== "en") {
+        for (const text of await englishLeft(page, english, local)) problems.push(`${where}: English left: "${text}"`);
+      }
+      for (const violation of await axeProblems(page)) problems.push(`${where}: axe: ${violation}`);
+      if (lang === "sv" && viewportName === "desktop") await s.shot(page, `${entry.name}-${lang}`);
+    }
+  }
+  check(problems.length === 0, `${problems.length} problems:\n  ${problems.join("\n  ")}`);
+}
+
+/** The language comes from ?lang=, then the remembered choice, then the browser's languages. */
+async function choosing(s) {
+  // The browser's languages (Accept-Language, navigator.languages).
+  const swede = await s.player("swede", { locale: "sv-SE" });
+  await swede.goto(`${BASE}/`);
+  check(await swede.evaluate(() => document.documentElement.lang) === "sv", "a sv-SE browser gets the Swedish home page");
+  const norwegian = await s.player("norwegian", { locale: "nb-NO" });
+  await norwegian.goto(`${BASE}/stats`);
+  check(await norwegian.evaluate(() => document.documentElement.lang) === "nb", "a nb-NO browser gets the Norwegian stats page");
+  const other = await s.player("finn", { locale: "fi-FI" });
+  await other.goto(`${BASE}/`);
+  check(await other.evaluate(() => document.documentElement.lang) === "en", "a Finnish browser gets English (the fallback)");
+
+  // The switcher: a click changes the page's language and is remembered on the next page.
+  await swede.click('.lang-switch a[hreflang="en"]');
+  await until(swede, () => document.documentElement.lang === "en");
+  check(await swede.locator('.lang-switch a[aria-current="true"]').getAttribute("hreflang") === "en", "the switcher marks English");
+  await swede.goto(`${BASE}/stats`);
+  check(await swede.evaluate(() => document.documentElement.lang) === "en", "the chosen English is remembered over the browser's Swedish");
+
+  // A table page follows the remembered choice too, and its script speaks the language.
+  const id = await createTable("gomoku", { bots: { 1: "easy" } });
+  await swede.click('.lang-switch a[hreflang="nb"]');
+  await until(swede, () => document.documentElement.lang === "nb");
+  await open(swede, `/t/${id}`);
+  check(await swede.evaluate(() => document.documentElement.lang) === "nb", "the table page follows the remembered Norwegian");
+  const title = await swede.title();
+  check(!ENGLISH.test(title), `the Norwegian table page's title is not English: ${title}`);
+}
+
+export default {
+  "languages-chosen": ["the language from ?lang=, the remembered choice, the browser's languages; the switcher", choosing],
+  "languages-desktop": ["every page in every language at 1280×800: lang, switcher, skip link, no English left, axe-core", (s) => everyPageEveryLanguage(s, "desktop", DESKTOP)],
+  "languages-phone": ["every page in every language at 390×844: lang, switcher, skip link, no English left, axe-core", (s) => everyPageEveryLanguage(s, "phone", PHONE)],
+};

@@ -309,11 +309,11 @@ export function bughouse(page) {
   function click(board, sq, event) {
     if (!playing() || page.mySeats.length === 0) return;
     const before = sel;
+    justSubmitted = false;
     pick(board, sq);
     // Said to screen readers (the focused square's label changes, which is not read again).
     if (sel && sel !== before && sel.from) announce(t("bughouse.announce.selected", { piece: colouredPiece(pieceAt(board, sel.from)), square: sel.from }));
-    else if (!sel && before && !promo && page.table.to_move && !justSubmitted) announce(t("bughouse.announce.cleared"));
-    justSubmitted = false;
+    else if (!sel && before && !promo && !justSubmitted) announce(t("bughouse.announce.cleared"));
     if (promo) {
       announce(t("bughouse.announce.promote", { move: uciText(promo.uci) }));
       // From the keyboard, straight on to the choice (a queen first).

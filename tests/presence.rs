@@ -269,9 +269,9 @@ async fn an_idle_table_leaves_memory_and_comes_back_from_the_database() {
 fn last_count(snapshot_count: u64, messages: &[Value]) -> u64 {
     messages
         .iter()
+        .rev()
         .filter(|m| m["type"] == "spectators")
-        .filter_map(|m| m["count"].as_u64())
-        .last()
+        .find_map(|m| m["count"].as_u64())
         .unwrap_or(snapshot_count)
 }
 

@@ -34,14 +34,25 @@ fn static_links(html: &str, attribute: &str) -> Vec<String> {
         .collect()
 }
 
-/// The specifiers of a module's static imports (`import … from "./dom.js";`).
+/// The specifiers of a module's imports: static (`import … from "./dom.js";`, `import
+/// "./flip.js";`) and dynamic with a literal (`import("./boards/krux.js")`).
 fn imports(module: &str) -> Vec<String> {
-    module
+    let mut specifiers: Vec<String> = module
         .lines()
         .filter(|line| line.starts_with("import "))
-        .filter_map(|line| line.split_once(" from \"").map(|(_, rest)| rest))
+        .filter_map(|line| {
+            line.split_once(" from \"")
+                .map(|(_, rest)| rest)
+                .or_else(|| line.strip_prefix("import \""))
+        })
         .map(|rest| rest[..rest.find('"').expect("a closing quote")].to_owned())
-        .collect()
+        .collect();
+    for piece in module.split("import(\"").skip(1) {
+        if let Some((specifier, _)) = piece.split_once('"') {
+            specifiers.push(specifier.to_owned());
+        }
+    }
+    specifiers
 }
 
 /// `specifier` resolved against the module at `base` (both absolute URL paths).
@@ -93,6 +104,7 @@ async fn the_table_page_its_modules_and_its_style_sheet_are_served() {
     assert_eq!(status, 200);
     assert!(kind.starts_with("text/html"), "{kind}");
     assert_eq!(static_links(&page, "src"), ["/static/js/table.js"], "one module script");
+    assert!(page.contains("data-game=\"gomoku\""), "the page names its game's board");
     assert_eq!(
         static_links(&page, "href"),
         ["/static/css/common.css", "/static/css/table.css"]
@@ -482,4 +494,79 @@ async fn the_catalogues_are_served_to_the_browser_and_revalidated() {
             .unwrap();
         assert_eq!(response.status(), 404, "only={bad:?}");
     }
+}
+
+/// The modules a module imports, statically or with `import("…")`, as paths under `web/js/`.
+fn module_imports(path: &str, text: &str) -> Vec<String> {
+    let base = format!("/static/js/{path}");
+    imports(text)
+        .iter()
+        .map(|specifier| resolve(&base, specifier).trim_start_matches("/static/js/").to_owned())
+        .collect()
+}
+
+/// The catalogue keys a module names literally: `t("group.key"` and `has("group.key"`.
+fn literal_keys(text: &str) -> Vec<String> {
+    let mut keys = Vec::new();
+    for call in ["t(\"", "has(\""] {
+        for (at, _) in text.match_indices(call) {
+            // The function itself, not the end of another name (`closest("…"`).
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$') {
+                continue;
+            }
+            let rest = &text[at + call.len()..];
+            if let Some((key, _)) = rest.split_once('"')
+                && key.contains('.')
+                && !key.starts_with('.')
+                && key.chars().all(|c| c.is_ascii_alphanumeric() || "._-".contains(c))
+            {
+                keys.push(key.to_owned());
+            }
+        }
+    }
+    keys
+}
+
+/// Every key a page's modules name literally exists in English, and lies in a group the page
+/// loads (`<html data-catalogue>`), so no page shows a key instead of its text.
+#[test]
+fn every_literal_key_of_a_page_is_in_the_catalogue_and_in_the_groups_it_loads() {
+    let web = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("web");
+    let english: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(web.join("i18n/en.json")).unwrap()).unwrap();
+    let mut problems = Vec::new();
+    let mut checked = 0;
+    for page in ["index.html", "new.html", "stats.html", "table.html"] {
+        let html = std::fs::read_to_string(web.join(page)).unwrap();
+        let groups: Option<Vec<&str>> = html
+            .split("data-catalogue=\"")
+            .nth(1)
+            .and_then(|rest| rest.split_once('"'))
+            .map(|(list, _)| list.split_whitespace().collect());
+        let mut pending: Vec<String> = static_links(&html, "src")
+            .iter()
+            .map(|src| src.trim_start_matches("/static/js/").to_owned())
+            .collect();
+        let mut seen = BTreeSet::new();
+        while let Some(module) = pending.pop() {
+            if !seen.insert(module.clone()) {
+                continue;
+            }
+            let text = std::fs::read_to_string(web.join("js").join(&module)).unwrap();
+            for key in literal_keys(&text) {
+                checked += 1;
+                if !english.contains_key(&key) {
+                    problems.push(format!("{page} → js/{module}: {key} is not in the catalogue"));
+                }
+                let group = key.split('.').next().unwrap_or_default();
+                if groups.as_ref().is_some_and(|groups| !groups.contains(&group)) {
+                    problems.push(format!("{page} → js/{module}: {key}'s group is not loaded"));
+                }
+            }
+            pending.extend(module_imports(&module, &text));
+        }
+    }
+    assert!(checked > 300, "only {checked} keys found: is the scan broken?");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

@@ -23,12 +23,17 @@ const base = (args.find((a) => /^https?:/.test(a)) || "http://127.0.0.1:8080").r
 const langsArg = args.indexOf("--langs");
 const langs = langsArg >= 0 ? args[langsArg + 1].split(",") : ["en", "sv", "nb"];
 
-const created = await fetch(`${base}/api/tables`, {
-  method: "POST",
-  headers: { "content-type": "application/json" },
-  body: JSON.stringify({ game: "gomoku", settings: {} }),
-}).then((r) => r.json());
-const pages = ["/", "/new", "/stats", `/t/${created.id}`, "/rules/gomoku", "/rules/krux"];
+/** A new table of `game`: its page's path, and how the output names it. */
+async function tablePage(game) {
+  const created = await fetch(`${base}/api/tables`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ game, settings: {} }),
+  }).then((r) => r.json());
+  return [`/t/${created.id}`, `/t/{${game}}`];
+}
+const pages = [["/"], ["/new"], ["/stats"], await tablePage("gomoku"), await tablePage("bughouse"),
+  ["/rules/gomoku"], ["/rules/krux"]];
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
@@ -36,7 +41,7 @@ const browser = await chromium.launch({
     "--disable-component-update", "--disable-sync", "--no-first-run"],
 });
 console.log("page\tlang\trequests\twire_bytes\tfile_bytes");
-for (const path of pages) {
+for (const [path, shown = path] of pages) {
   for (const lang of langs) {
     const context = await browser.newContext(); // a first visit: nothing cached
     const page = await context.newPage();
@@ -45,7 +50,7 @@ for (const path of pages) {
     const url = `${base}${path}${path.includes("?") ? "&" : "?"}lang=${lang}`;
     const answer = await page.goto(url, { waitUntil: "networkidle" });
     if (!answer || answer.status() >= 400) {
-      console.log(`${path}\t${lang}\t-\t-\t- (HTTP ${answer ? answer.status() : "none"})`);
+      console.log(`${shown}\t${lang}\t-\t-\t- (HTTP ${answer ? answer.status() : "none"})`);
       await context.close();
       continue;
     }
@@ -60,7 +65,7 @@ for (const path of pages) {
       files += body.length;
       count += 1;
     }
-    console.log(`${path.replace(created.id, "{id}")}\t${lang}\t${count}\t${wire}\t${files}`);
+    console.log(`${shown}\t${lang}\t${count}\t${wire}\t${files}`);
     await context.close();
   }
 }

@@ -130,7 +130,12 @@ fn retry(lang: PageLang, reason_key: &str, seconds: u32) -> Response {
 /// `503` page that says to try again (and does so by itself).
 pub async fn table_page(State(state): State<AppState>, Path(id): Path<String>, lang: PageLang) -> Response {
     match state.tables.get(&id).await {
-        Ok(_) => page(lang, TABLE),
+        // The page loads the board of the table's game only (`<html data-game>`).
+        Ok(table) => respond(
+            lang,
+            StatusCode::OK,
+            rendered(TABLE, lang.lang).replacen("%GAME%", table.kind().id(), 1),
+        ),
         Err(GetError::NotFound) => respond(lang, StatusCode::NOT_FOUND, rendered(MISSING, lang.lang)),
         Err(GetError::Unavailable(_)) => retry(lang, "retry.database", RETRY_SECONDS),
         // Another node is handing the table over: a moment, not ten seconds.

@@ -303,6 +303,7 @@ impl TableActor {
             self.shared_version.clone(),
             self.store.lease().cloned(),
             hand_over.clone(),
+            self.settings.kind(),
         );
         // Every line the actor logs (and its bots' searches) names the table.
         let span = tracing::info_span!("table", table = %self.id);
@@ -450,7 +451,8 @@ impl TableActor {
             ClientMsg::LegalMoves { seat } => self.legal_moves(conn, seat, reference),
             ClientMsg::Sit { seat, name } => self.sit(conn, seat, name).await,
             ClientMsg::Stand { seat } => self.stand(conn, seat).await,
-            ClientMsg::Rename { seat, name } => self.rename(conn, seat, name).await,
+            // Boxed: its store transaction would make every command's work larger.
+            ClientMsg::Rename { seat, name } => Box::pin(self.rename(conn, seat, name)).await,
             ClientMsg::Move {
                 seat,
                 payload,

@@ -8,6 +8,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::msg::{ConnId, TableCmd};
 use super::queue::{OutboxSender, Sender};
+use crate::games::GameKind;
 use crate::protocol::{Envelope, TableSnapshot};
 use crate::store::leases::Lease;
 
@@ -28,6 +29,8 @@ pub struct TableHandle {
     lease: Option<Arc<Lease>>,
     /// Cancelled to make the table stop here so another node can serve it.
     hand_over: CancellationToken,
+    /// The game played at the table (the table page loads that game's board only).
+    kind: GameKind,
 }
 
 impl TableHandle {
@@ -37,6 +40,7 @@ impl TableHandle {
         version: Arc<AtomicU64>,
         lease: Option<Arc<Lease>>,
         hand_over: CancellationToken,
+        kind: GameKind,
     ) -> TableHandle {
         TableHandle {
             id: id.into(),
@@ -44,7 +48,13 @@ impl TableHandle {
             version,
             lease,
             hand_over,
+            kind,
         }
+    }
+
+    /// The game played at the table.
+    pub fn kind(&self) -> GameKind {
+        self.kind
     }
 
     /// The lease the table is served under here.

@@ -20,7 +20,7 @@ export const DOCS_SHOTS = process.env.E2E_DOCS_SCREENSHOTS === "1" ? join(REPO, 
 /** Longest any single wait may take (a guard against hangs, not a measure of speed). */
 export const WAIT_MS = 15_000;
 /** Longest the whole suite may take before it gives up. */
-export const SUITE_MS = 10 * 60_000;
+export const SUITE_MS = 15 * 60_000;
 
 export function findChromium() {
   if (process.env.CHROMIUM) return process.env.CHROMIUM;

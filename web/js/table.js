@@ -14,11 +14,18 @@ import { sound, moveSound, lowTimeCheck } from "./sound.js";
 import { seriesPanel, formatText } from "./series.js";
 import { recordsPanel } from "./records.js";
 import "./flip.js";
-import { gomoku } from "./boards/gomoku.js";
-import { linesOfAction } from "./boards/loa.js";
-import { krux } from "./boards/krux.js";
-import { bughouse } from "./boards/bughouse.js";
 import { generic } from "./boards/generic.js";
+
+// Each game's board, loaded for the table's game only (the server writes it in
+// `<html data-game>`): a page carries one board's code, not four.
+const BOARDS = {
+  gomoku: () => import("./boards/gomoku.js").then((m) => m.gomoku),
+  "lines-of-action": () => import("./boards/loa.js").then((m) => m.linesOfAction),
+  krux: () => import("./boards/krux.js").then((m) => m.krux),
+  bughouse: () => import("./boards/bughouse.js").then((m) => m.bughouse),
+};
+const boardGame = document.documentElement.dataset.game;
+const makeBoard = BOARDS[boardGame] ? await BOARDS[boardGame]() : null;
 
 // ================================================================ state
 const TOKEN_KEY = "spelbord.token";
@@ -576,7 +583,7 @@ const page = {
   /** Redraws the status line (a board's `statusHint` changed without a server event). */
   refreshStatus: () => table && !awaitingSeats && renderStatus(),
 };
-const GAMES = { gomoku: gomoku(page), "lines-of-action": linesOfAction(page), krux: krux(page), bughouse: bughouse(page) };
+const GAMES = makeBoard ? { [boardGame]: makeBoard(page) } : {};
 const GENERIC = generic(page);
 const seriesUi = seriesPanel(page);
 const recordsUi = recordsPanel(page, tableId, () => renderAll());
@@ -789,7 +796,7 @@ function renderSeats() {
 }
 
 function renderSpectators() {
-  $("spectators").textContent = t("table.spectators", { count: table.spectators });
+  $("spectators").textContent = table.spectators > 0 ? t("table.spectators", { count: table.spectators }) : t("table.spectators_none");
 }
 
 /** A free seat's "Add computer" control: the strength (remembered) and the button. */

@@ -38,24 +38,26 @@ pub(super) struct Audience {
     /// The count changed within [`SPECTATORS_EVERY`] of the last announcement: when the
     /// actor's loop is to announce it (see [`TableActor::announce_spectators`]).
     pub(super) due: Option<Instant>,
-    /// A snapshot told a newcomer a count other than the announced one: the next
-    /// announcement goes out even if the count is back to the announced one by then, or
-    /// that newcomer would keep the snapshot's count (someone who opened the link and sat
-    /// down within the second).
-    pub(super) snapshot_differs: bool,
 }
 
+/// In [`Audience::announced`]: no count is known to everyone, so the next one is news even if
+/// it equals the last announced.
+const UNKNOWN: usize = usize::MAX;
+
 impl Audience {
-    /// A snapshot telling `count` was sent.
+    /// A snapshot telling `count` was sent. If that is not the announced count, the
+    /// newcomer believes another one than everyone else: the next announcement goes out even
+    /// if the count is back to the announced one by then (someone who opened the link and
+    /// sat down within the second would otherwise keep the snapshot's count).
     pub(super) fn told(&mut self, count: usize) {
         if count != self.announced {
-            self.snapshot_differs = true;
+            self.announced = UNKNOWN;
         }
     }
 
     /// Whether a count of `count` is news to someone.
     fn news(&self, count: usize) -> bool {
-        count != self.announced || self.snapshot_differs
+        count != self.announced
     }
 }
 
@@ -153,7 +155,6 @@ impl TableActor {
         let count = self.spectator_count();
         if self.audience.news(count) {
             self.audience.announced = count;
-            self.audience.snapshot_differs = false;
             self.audience.announced_at = Some(Instant::now());
             self.event(|version| ServerMsg::Spectators { version, count });
         }

@@ -3,8 +3,9 @@
 // left on a Swedish or Norwegian page (but names and notation); and axe-core's accessibility
 // rules with no serious or critical violation, on a desktop and on a phone, in every language.
 
-import AxeBuilder from "@axe-core/playwright";
-import { BASE, until, check, createTable, open } from "../harness.mjs";
+import { join } from "node:path";
+import { BASE, DOCS_SHOTS, until, check, createTable, open } from "../harness.mjs";
+import { axeProblems, englishLeft, ENGLISH } from "../checks.mjs";
 
 const LANGS = ["en", "sv", "nb"];
 const DESKTOP = { viewport: { width: 1280, height: 800 } };
@@ -36,55 +37,6 @@ async function visit(page, entry, lang) {
   if (entry.ready) await entry.ready(page);
 }
 
-/** axe-core's serious and critical violations on the page, as lines of text. */
-async function axeProblems(page) {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
-}
-
-/** Words that show a text is English (none is also a Swedish or Norwegian word). */
-const ENGLISH = /\b(the|your|you|with|waiting|play|player|players|seat|seats|table|move|moves|game|games|turn|resign|draw|offer|rules|link|copy|share|computer|friend|options|here|when|which|what|this|that|there|of)\b/i;
-/** What may stay as it is in every language: names and notation (a coordinate, a square, a move). */
-const NAMES = /^(spelbord\.?|Lines of Action|Gomoku|Krux|Bughouse|English|Svenska|Norsk|Glicko-2|[A-Za-z]|[A-Za-z]?[0-9]+|[a-h][1-8]|[A-O][0-9]{1,2}|[×·—–:.,!?()\s0-9+-]+)$/;
-/** Proper names that may stand inside a sentence of any language. */
-const PROPER_NAMES = /Lines of Action|Computer Olympiad|A Gamut of Games/g;
-
-/**
- * Every visible text and accessible name on the page that reads as English: text nodes,
- * `aria-label`, `title`, `placeholder`, `alt` and button values, less names and notation.
- */
-async function englishLeft(page, english, local) {
-  const found = await page.evaluate(() => {
-    const out = [];
-    const visible = (el) => {
-      if (!el || el.closest("[hidden], .lang-switch, script, style, noscript, code, .notation, [translate=no]")) return false;
-      const style = getComputedStyle(el);
-      return style.display !== "none" && style.visibility !== "hidden";
-    };
-    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
-    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      const text = node.textContent.trim();
-      if (text && visible(node.parentElement)) out.push(text);
-    }
-    for (const el of document.querySelectorAll("[aria-label], [title], [placeholder], [alt], input[type=button], input[type=submit]")) {
-      if (!visible(el)) continue;
-      for (const name of ["aria-label", "title", "placeholder", "alt", "value"]) {
-        const value = el.getAttribute(name);
-        if (value && (name !== "value" || el.type === "button" || el.type === "submit")) out.push(value.trim());
-      }
-    }
-    out.push(document.title);
-    return out;
-  });
-  const englishTexts = new Set(Object.entries(english)
-    .filter(([key, value]) => typeof value === "string" && local[key] !== value)
-    .map(([, value]) => value));
-  return [...new Set(found.map((text) => text.replace(/\s+/g, " ")))]
-    .filter((text) => !NAMES.test(text) && (englishTexts.has(text) || ENGLISH.test(text.replace(PROPER_NAMES, ""))));
-}
-
 async function catalogue(lang) {
   const response = await fetch(`${BASE}/static/i18n/${lang}.json`);
   check(response.ok, `GET /static/i18n/${lang}.json answered ${response.status}`);
@@ -108,7 +60,7 @@ async function everyPageEveryLanguage(s, viewportName, viewport) {
       if (switcher !== 3) problems.push(`${where}: the language switcher has ${switcher} links`);
       if (!(await page.locator(".skip-link").count())) problems.push(`${where}: no skip link`);
       if (lang !== "en") {
-        for (const text of await englishLeft(page, english, local)) problems.push(`${where}: English left: "${text}"`);
+        for (const text of await englishLeft(page, { english, local })) problems.push(`${where}: English left: "${text}"`);
       }
       for (const violation of await axeProblems(page)) problems.push(`${where}: axe: ${violation}`);
       if (lang === "sv" && viewportName === "desktop") await s.shot(page, `${entry.name}-${lang}`);
@@ -150,5 +102,35 @@ async function choosing(s) {
 export default {
   "languages-chosen": ["the language from ?lang=, the remembered choice, the browser's languages; the switcher", choosing],
   "languages-desktop": ["every page in every language at 1280×800: lang, switcher, skip link, no English left, axe-core", (s) => everyPageEveryLanguage(s, "desktop", DESKTOP)],
+  "front-door-pictures": ["the home page and a table against the computer in Swedish and English (the README's pictures)", frontDoorPictures],
   "languages-phone": ["every page in every language at 390×844: lang, switcher, skip link, no English left, axe-core", (s) => everyPageEveryLanguage(s, "phone", PHONE)],
 };
+
+/**
+ * The README's pictures of the front door: the home page and a table against the computer
+ * (one move each) in Swedish and English, at 1280 × 800. Saved as artifacts always, and to
+ * docs/screenshots/ with E2E_DOCS_SCREENSHOTS=1.
+ */
+async function frontDoorPictures(s) {
+  for (const lang of ["sv", "en"]) {
+    const page = await s.player(`pictures-${lang}`, DESKTOP);
+    await page.goto(`${BASE}/?lang=${lang}`);
+    await shoot(s, page, `home-${lang}`);
+    const id = await createTable("gomoku", { seating: "chosen", bots: { 1: "easy" } });
+    await open(page, `/t/${id}?lang=${lang}#play`);
+    await until(page, () => document.querySelector("#seats .badge"));
+    await page.click('#board .cell[data-at="H8"]');
+    await until(page, () => document.querySelectorAll('#board .cell:not([data-stone="."])').length >= 2);
+    await until(page, () => document.getElementById("turn").classList.contains("mine"));
+    // Nobody watches: the count of our own arrival before we sat is gone (within a second).
+    await until(page, () => !/\d/.test(document.getElementById("spectators").textContent));
+    await page.mouse.move(0, 0); // no point under the pointer
+    await shoot(s, page, `table-${lang}`);
+  }
+}
+
+/** A picture of the viewport: an artifact, and with E2E_DOCS_SCREENSHOTS=1 the README's. */
+async function shoot(s, page, name) {
+  await s.shot(page, name);
+  if (DOCS_SHOTS) await page.screenshot({ path: join(DOCS_SHOTS, `${name}.png`) });
+}

@@ -33,7 +33,8 @@ async function pages() {
 async function visit(page, entry, lang) {
   const url = `${entry.path}${entry.path.includes("?") ? "&" : "?"}lang=${lang}`;
   if (entry.table) await open(page, url);
-  else await page.goto(`${BASE}${url}`);
+  // Its own requests (the statistics, the catalogue) done, so none is cut off by the next visit.
+  else await page.goto(`${BASE}${url}`, { waitUntil: "networkidle" });
   if (entry.ready) await entry.ready(page);
 }
 
@@ -76,7 +77,7 @@ async function choosing(s) {
   await swede.goto(`${BASE}/`);
   check(await swede.evaluate(() => document.documentElement.lang) === "sv", "a sv-SE browser gets the Swedish home page");
   const norwegian = await s.player("norwegian", { locale: "nb-NO" });
-  await norwegian.goto(`${BASE}/stats`);
+  await norwegian.goto(`${BASE}/stats`, { waitUntil: "networkidle" }); // its requests done before we move on
   check(await norwegian.evaluate(() => document.documentElement.lang) === "nb", "a nb-NO browser gets the Norwegian stats page");
   const other = await s.player("finn", { locale: "fi-FI" });
   await other.goto(`${BASE}/`);
@@ -86,13 +87,14 @@ async function choosing(s) {
   await swede.click('.lang-switch a[hreflang="en"]');
   await until(swede, () => document.documentElement.lang === "en");
   check(await swede.locator('.lang-switch a[aria-current="true"]').getAttribute("hreflang") === "en", "the switcher marks English");
-  await swede.goto(`${BASE}/stats`);
+  await swede.goto(`${BASE}/stats`, { waitUntil: "networkidle" }); // its requests done before we move on
   check(await swede.evaluate(() => document.documentElement.lang) === "en", "the chosen English is remembered over the browser's Swedish");
 
   // A table page follows the remembered choice too, and its script speaks the language.
   const id = await createTable("gomoku", { bots: { 1: "easy" } });
   await swede.click('.lang-switch a[hreflang="nb"]');
   await until(swede, () => document.documentElement.lang === "nb");
+  await swede.waitForLoadState("networkidle"); // the statistics' requests done before we leave
   await open(swede, `/t/${id}`);
   check(await swede.evaluate(() => document.documentElement.lang) === "nb", "the table page follows the remembered Norwegian");
   const title = await swede.title();

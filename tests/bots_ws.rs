@@ -162,6 +162,9 @@ async fn seated_players_add_and_remove_bots_before_the_game() {
     host.expect_error("bad_message").await;
     host.send(json!({"type": "remove_bot", "seat": 0})).await;
     host.expect_error("not_a_bot").await;
+    // A seat the table does not have is that, as for add_bot.
+    host.send(json!({"type": "remove_bot", "seat": 5})).await;
+    host.expect_error("no_such_seat").await;
     // A bot seat can be taken back before the start...
     host.send(json!({"type": "add_bot", "seat": 1, "strength": "medium"}))
         .await;

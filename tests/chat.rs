@@ -92,8 +92,18 @@ async fn a_late_joiner_reads_the_earlier_chat() {
     // A refused line is neither stored nor shown.
     x.send(json!({"type": "chat", "text": "   "})).await;
     assert_eq!(x.until("error").await["code"], "bad_chat");
+    // A control character (NUL, which PostgreSQL cannot store) is the client's fault,
+    // refused before storage: `bad_chat`, never `storage_unavailable` (team chat shares the check).
+    for text in ["a\u{0}b", "\u{0}", "bell\u{7}"] {
+        x.send(json!({"type": "chat", "text": text})).await;
+        let error = x.until("error").await;
+        assert_eq!(error["code"], "bad_chat", "{text:?}: {error}");
+    }
     assert!(spectator.sync().await.iter().all(|m| m["type"] != "chat"));
     assert_eq!(join(&app, &table).await.1["table"]["chat"], expected);
+    // The connection goes on: a line with a line break is fine.
+    x.send(json!({"type": "chat", "text": "two\nlines"})).await;
+    assert_eq!(x.until("chat").await["text"], "two\nlines");
 }
 
 #[tokio::test]

@@ -501,4 +501,21 @@ async fn unknown_tables_games_and_formats_are_refused_clearly() {
         error["error"]["message"].as_str().unwrap().contains("\"psq\""),
         "{error}"
     );
+    // A format no game has is refused before any record is read: even for a game that
+    // does not exist, the answer is the format's error, not the game's.
+    for path in [
+        format!("/api/games/{id}?format=docx"),
+        "/api/games/00000000-0000-4000-8000-000000000000?format=docx".to_owned(),
+        // A repeated ?format= is an error in the API's JSON shape too.
+        format!("/api/games/{id}?format=text&format=psq"),
+    ] {
+        let response = get(&app, &path).await;
+        assert_eq!(response.status(), 400, "{path}");
+        let error: Value = response.json().await.expect("the API's JSON error shape");
+        assert_eq!(
+            (error["error"]["code"].clone(), error["error"]["field"].clone()),
+            (json!("bad_format"), json!("format")),
+            "{path}: {error}"
+        );
+    }
 }

@@ -7,7 +7,7 @@ use axum::Json;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::Value;
 use uuid::Uuid;
 
@@ -15,7 +15,7 @@ use super::client::Client;
 use super::error::ApiError;
 use super::tables::public_base;
 use crate::app::AppState;
-use crate::records::export::{ExportError, export, formats};
+use crate::records::export::{ExportError, any_game_has, export, formats};
 use crate::records::replay::{LineMove, replay};
 use crate::records::{GameRecord, GameSummary, Record};
 use crate::store::StoreError;
@@ -47,9 +47,29 @@ struct GameView<'a> {
     end: Value,
 }
 
-#[derive(Debug, Deserialize)]
+/// The records API's query: `?format=`, at most once (read as a list of pairs so that a
+/// repeated one is answered in the API's JSON error shape, not axum's plain text).
+#[derive(Debug, Default)]
 pub struct FormatQuery {
     format: Option<String>,
+}
+
+impl FormatQuery {
+    fn parse(pairs: Vec<(String, String)>) -> Result<FormatQuery, ApiError> {
+        let mut formats = pairs
+            .into_iter()
+            .filter(|(name, _)| name == "format")
+            .map(|(_, value)| value);
+        let format = formats.next();
+        if formats.next().is_some() {
+            return Err(ApiError::bad_request(
+                "bad_format",
+                "Give ?format= once.".to_owned(),
+                Some("format".into()),
+            ));
+        }
+        Ok(FormatQuery { format })
+    }
 }
 
 pub async fn table_games(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<TableGames>, ApiError> {
@@ -69,7 +89,7 @@ pub async fn table_games(State(state): State<AppState>, Path(id): Path<String>) 
 pub async fn game(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(query): Query<FormatQuery>,
+    Query(pairs): Query<Vec<(String, String)>>,
     client: Client,
     headers: HeaderMap,
     uri: Uri,
@@ -80,6 +100,18 @@ pub async fn game(
         message: format!("There is no game \"{id}\"."),
         field: None,
     };
+    let query = FormatQuery::parse(pairs)?;
+    // A format no game has is refused before the record is read (the game's own formats
+    // are checked once it is known).
+    if let Some(format) = query.format.as_deref()
+        && !any_game_has(format)
+    {
+        return Err(ApiError::bad_request(
+            "bad_format",
+            format!("There is no format \"{format}\"; each game lists its formats in its record's \"formats\"."),
+            Some("format".into()),
+        ));
+    }
     let game_id = Uuid::parse_str(&id).map_err(|_| not_found())?;
     let row = state
         .store

@@ -44,6 +44,15 @@ pub struct Format {
 const TEXT: &str = "text/plain; charset=utf-8";
 const PGN: &str = "application/x-chess-pgn; charset=utf-8";
 
+/// Whether any game has a format of this name (`json` included): a request naming none can be
+/// refused before its record is read.
+pub fn any_game_has(format: &str) -> bool {
+    format == "json"
+        || GameKind::ALL
+            .iter()
+            .any(|&kind| formats(kind).iter().any(|f| f.name == format))
+}
+
 /// The text formats of each game (every game also has `json`, the records API itself).
 pub fn formats(kind: GameKind) -> &'static [Format] {
     match kind {

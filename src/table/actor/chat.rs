@@ -36,6 +36,14 @@ impl TableActor {
                 format!("A chat message is 1 to {} characters.", self.limits.chat_max_chars),
             ));
         }
+        // Control characters (NUL above all, which PostgreSQL cannot store) are the client's
+        // fault: refused here, before storage, never a server error. Line breaks and tabs pass.
+        if text.chars().any(|c| c.is_control() && c != '\n' && c != '\t') {
+            return Err(Refusal::new(
+                ErrorCode::BadChat,
+                "A chat message may not contain control characters.",
+            ));
+        }
         Ok(text)
     }
 

@@ -88,14 +88,20 @@ impl TableActor {
             .unwrap_or(name)
     }
 
+    /// Refuses a seat number the table does not have.
+    fn check_exists(&self, seat: Seat) -> Result<(), Refusal> {
+        if self.seats.exists(seat) {
+            return Ok(());
+        }
+        Err(Refusal::new(
+            ErrorCode::NoSuchSeat,
+            format!("This table has seats 0 to {}.", self.seats.count().saturating_sub(1)),
+        ))
+    }
+
     /// Refuses unless `seat` exists, is free, and seats may change now.
     fn check_free(&self, conn: ConnId, seat: Seat) -> Result<(), Refusal> {
-        if !self.seats.exists(seat) {
-            return Err(Refusal::new(
-                ErrorCode::NoSuchSeat,
-                format!("This table has seats 0 to {}.", self.seats.count().saturating_sub(1)),
-            ));
-        }
+        self.check_exists(seat)?;
         self.seats_open("The game has started; every seat is taken.")?;
         if let Some(holder) = self.seats.holder(seat) {
             let mine = holder.key().is_some() && self.conns.get(&conn).and_then(|c| c.key) == holder.key();
@@ -202,6 +208,7 @@ impl TableActor {
     /// Takes the computer out of a seat before the game starts.
     pub(super) async fn remove_bot(&mut self, conn: ConnId, seat: Seat) -> Result<(), Refusal> {
         self.check_seated(conn, "take the computer out")?;
+        self.check_exists(seat)?;
         if self.seats.bot(seat).is_none() {
             return Err(Refusal::new(
                 ErrorCode::NotABot,

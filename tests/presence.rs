@@ -316,3 +316,30 @@ async fn someone_who_opens_the_link_and_sits_within_a_second_ends_with_the_true_
     );
     drop(watcher);
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_player_away_when_the_game_starts_is_shown_with_the_grace_running() {
+    let database = common::TestDb::create().await;
+    let store = paused_store(&database).await;
+    tokio::time::pause();
+    let tables = tables(store).await;
+    let settings = spelbord::table::TableSettings::read("gomoku", Some(json!({"seating": "chosen"}))).expect("valid");
+    let table = tables.create(settings).await.expect("created");
+    // Anna sits down and closes her tab before anyone else comes.
+    let mut anna = Seat::join(&table, 1).await;
+    anna.hello(None).await;
+    anna.send(json!({"type": "sit", "seat": 0, "name": "Anna"})).await;
+    anna.until("seated").await;
+    anna.leave().await;
+    let mut bo = Seat::join(&table, 2).await;
+    bo.hello(None).await;
+    bo.send(json!({"type": "sit", "seat": 1, "name": "Bo"})).await;
+    let started = bo.until("game_started").await;
+    let anna_seat = &started["seats"][0]["player"];
+    assert_eq!(anna_seat["connected"], false, "{started}");
+    assert_eq!(
+        anna_seat["away_ms"], 60_000,
+        "her grace runs from the start and is said: {started}"
+    );
+    assert_eq!(snapshot(&table).await["seats"][0]["player"]["away_ms"], 60_000);
+}

@@ -90,7 +90,7 @@ impl TableActor {
 
     /// Starts a grace for every seated player who is away during a game (if the table's
     /// rule is `loss`), and clears it for those who are back or when no game runs.
-    fn update_away(&mut self, now: Instant) {
+    pub(super) fn update_away(&mut self, now: Instant) {
         let playing = self.playing().is_ok();
         let grace = self.settings.grace;
         let timed_absence = playing && self.settings.on_absence == OnAbsence::Loss;

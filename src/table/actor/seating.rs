@@ -409,6 +409,9 @@ impl TableActor {
             draw_agreed: Vec::new(),
             clocks,
         });
+        // A player away as the game starts has a grace running from now, which
+        // `game_started` says (`away_ms`) as a snapshot would.
+        self.update_away(Instant::now());
         // Seats may have been redrawn; `game_started` carries each seat's presence.
         let seat_views = self.seat_views();
         self.announced_presence = seat_views

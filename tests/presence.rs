@@ -343,3 +343,49 @@ async fn a_player_away_when_the_game_starts_is_shown_with_the_grace_running() {
     );
     assert_eq!(snapshot(&table).await["seats"][0]["player"]["away_ms"], 60_000);
 }
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_series_whose_players_are_gone_starts_no_game_until_one_comes_back() {
+    let database = common::TestDb::create().await;
+    let store = paused_store(&database).await;
+    tokio::time::pause();
+    let tables = tables(store).await;
+    let settings = json!({"series": "best_of_3", "series_pause_seconds": 10, "opening": "free"});
+    let (table, mut first, mut second) = two_players(&tables, "gomoku", settings).await;
+    first.send(json!({"type": "resign"})).await;
+    assert_eq!(second.until("next_game_in").await["game_number"], 2);
+    let token = first.token.clone();
+    first.leave().await;
+    second.leave().await;
+    // (A command the table answers: both leavings are handled before time moves on.)
+    let gone = snapshot(&table).await;
+    assert!(
+        gone["seats"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["player"]["connected"] == false),
+        "{gone}"
+    );
+    // The pause runs out with nobody here: no game starts (it could only be aborted).
+    advance(11 * SECOND).await;
+    let after = snapshot(&table).await;
+    assert_eq!(
+        (after["game_number"].clone(), after["status"].clone()),
+        (json!(1), json!("finished")),
+        "{after}"
+    );
+    advance(120 * SECOND).await;
+    assert_eq!(snapshot(&table).await["game_number"], 1, "still no game, however long");
+    // A player comes back: the pause starts again, and then the game.
+    let mut back = Seat::join(&table, 3).await;
+    back.hello(token.as_deref()).await;
+    let pause = back.until("next_game_in").await;
+    assert_eq!(
+        (pause["game_number"].clone(), pause["ms"].clone()),
+        (json!(2), json!(10_000)),
+        "{pause}"
+    );
+    advance(11 * SECOND).await;
+    assert_eq!(back.until("game_started").await["game_number"], 2);
+}

@@ -207,6 +207,11 @@ pub struct TableActor {
     move_metrics: crate::metrics::MoveMetrics,
     /// Between games: the series pause, ready players, rematch agreement.
     interlude: Interlude,
+    /// A series' pause ended with no seated person here, so no game was started (it could
+    /// only be aborted, and the next one after it, for ever): the pause starts again when
+    /// one of them comes back, and meanwhile the table has no timer and leaves memory when
+    /// idle. (Here rather than in [`Interlude`], where it would make the actor larger.)
+    waiting_for_players: bool,
     /// At a rated table: the seated people's ratings in this game, as last read or
     /// updated by this table's games (only shown; the store rates from its own rows).
     ratings: HashMap<PlayerKey, crate::ratings::Rating>,
@@ -230,6 +235,7 @@ impl TableActor {
             move_metrics: crate::metrics::MoveMetrics::new(settings.kind().id()),
             series: None,
             interlude: Interlude::default(),
+            waiting_for_players: false,
             bots,
             tokens,
             bot_seats: BotSeats::new(seat_count),

@@ -254,7 +254,7 @@ impl TableActor {
         }
         if self.interlude.next_game_at.is_some_and(|at| at <= now) {
             self.interlude.next_game_at = None;
-            self.start_next_game().await;
+            self.pause_over().await;
             return;
         }
         let flagged = self

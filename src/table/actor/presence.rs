@@ -118,6 +118,7 @@ impl TableActor {
     pub(super) fn sync_presence(&mut self) {
         let now = Instant::now();
         self.update_away(now);
+        self.players_back();
         loop {
             let changed = self.seats.iter().find_map(|(seat, holder)| {
                 let connected = self.is_present(holder?);

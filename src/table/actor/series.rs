@@ -136,6 +136,11 @@ impl TableActor {
             }
             return;
         }
+        self.start_pause();
+    }
+
+    /// Starts the pause before the series' next game, and announces it.
+    fn start_pause(&mut self) {
         let pause = self.settings.series_pause;
         self.interlude.next_game_at = Some(Instant::now() + pause);
         let game_number = self.current.as_ref().map_or(1, |current| current.number + 1);
@@ -168,6 +173,35 @@ impl TableActor {
             seats.swap_pairs();
         }
         (seats, swap)
+    }
+
+    /// Whether no seated person is here (the computer's seats do not count).
+    pub(super) fn no_player_here(&self) -> bool {
+        self.seats
+            .iter()
+            .filter_map(|(_, holder)| holder)
+            .filter(|holder| holder.key().is_some())
+            .all(|holder| !self.is_present(holder))
+    }
+
+    /// The pause ran out: the next game starts, unless no seated person is here (then the
+    /// series waits for its players, see `TableActor::waiting_for_players`).
+    pub(super) async fn pause_over(&mut self) {
+        if self.no_player_here() {
+            self.waiting_for_players = true;
+            return;
+        }
+        self.start_next_game().await;
+    }
+
+    /// A seated person came back to a series waiting for its players: the pause starts
+    /// again, announced as after a game.
+    pub(super) fn players_back(&mut self) {
+        if !self.waiting_for_players || self.no_player_here() {
+            return;
+        }
+        self.waiting_for_players = false;
+        self.start_pause();
     }
 
     /// Starts the next game of the series in play (the pause ended or everyone is ready).

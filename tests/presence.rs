@@ -351,7 +351,7 @@ async fn a_series_whose_players_are_gone_starts_no_game_until_one_comes_back() {
     tokio::time::pause();
     let tables = tables(store).await;
     let settings = json!({"series": "best_of_3", "series_pause_seconds": 10, "opening": "free"});
-    let (table, mut first, mut second) = two_players(&tables, "gomoku", settings).await;
+    let (table, first, mut second) = two_players(&tables, "gomoku", settings).await;
     first.send(json!({"type": "resign"})).await;
     assert_eq!(second.until("next_game_in").await["game_number"], 2);
     let token = first.token.clone();

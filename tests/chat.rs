@@ -196,3 +196,52 @@ async fn the_history_is_the_last_100_lines() {
     let app = app.restart().await;
     assert_eq!(texts(&join(&app, &table).await.1["table"]), expected);
 }
+
+/// However much is said, a table stores the last lines of each channel that a newcomer is
+/// shown, and no more (100 of the table chat, 100 of each team's).
+#[tokio::test]
+async fn a_table_stores_only_the_chat_it_shows() {
+    use spelbord::store::chat::{CHAT_KEPT, ChatRecord};
+    let database = common::TestDb::create().await;
+    let store = common::actor::paused_store(&database).await;
+    let tables = common::actor::tables(store.clone()).await;
+    let settings = spelbord::table::TableSettings::read("bughouse", None).expect("valid");
+    let table = tables.create(settings).await.expect("created");
+    let audience = vec![vec![7u8; 32]];
+    for n in 0..CHAT_KEPT + 30 {
+        let text = format!("line {n}");
+        let public = ChatRecord {
+            seat: 0,
+            name: "Anna",
+            text: &text,
+            team: None,
+            audience: &[],
+        };
+        store.append_chat(table.id(), &public).await.expect("stored");
+        if n % 2 == 0 {
+            let team = ChatRecord {
+                seat: 0,
+                name: "Anna",
+                text: &text,
+                team: Some(0),
+                audience: &audience,
+            };
+            store.append_chat(table.id(), &team).await.expect("stored");
+        }
+    }
+    let count = |team: Option<i16>| {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM chat_messages WHERE table_id = $1 AND team IS NOT DISTINCT FROM $2",
+        )
+        .bind(table.id())
+        .bind(team)
+        .fetch_one(store.pool())
+    };
+    assert_eq!(count(None).await.unwrap(), i64::try_from(CHAT_KEPT).unwrap());
+    // 65 team lines were said: all kept, each channel counted on its own.
+    assert_eq!(count(Some(0)).await.unwrap(), 65);
+    // The newest are the ones kept.
+    let recent = store.recent_chat(table.id(), None, CHAT_KEPT).await.unwrap();
+    assert_eq!(recent.first().map(|row| row.text.as_str()), Some("line 30"));
+    assert_eq!(recent.last().map(|row| row.text.as_str()), Some("line 129"));
+}

@@ -3,6 +3,10 @@
 
 use super::{Store, StoreError};
 
+/// How many lines of each channel (table chat, each team's chat) a table keeps stored: what
+/// a newcomer is shown (`table::chat_log`), and no more.
+pub const CHAT_KEPT: usize = 100;
+
 /// A chat line to store.
 #[derive(Debug, Clone)]
 pub struct ChatRecord<'a> {
@@ -29,13 +33,27 @@ pub struct ChatRow {
 }
 
 impl Store {
-    /// Stores one chat line of a table.
+    /// Stores one chat line of a table, and forgets the lines of its channel older than the
+    /// last [`CHAT_KEPT`]: a table keeps what it shows, however much is said.
     pub async fn append_chat(&self, table_id: &str, line: &ChatRecord<'_>) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("append_chat");
         let (table, node, epoch) = self.lease_args();
+        // One statement: the insert, and the delete of what falls out of the channel's last
+        // CHAT_KEPT lines (the delete sees the rows before the insert, so it keeps one less
+        // of them). `team` = -1 stands for table chat in the comparison, which the index
+        // (table_id, team, id) serves for either channel.
         sqlx::query(
-            "INSERT INTO chat_messages (table_id, seat, name, text, team, audience)
-             SELECT $1, $2, $3, $4, $5, $6 WHERE spelbord_hold_lease($7, $8, $9)",
+            "WITH added AS (
+                 INSERT INTO chat_messages (table_id, seat, name, text, team, audience)
+                 SELECT $1, $2, $3, $4, $5, $6 WHERE spelbord_hold_lease($7, $8, $9)
+                 RETURNING id
+             )
+             DELETE FROM chat_messages
+              WHERE table_id = $1 AND coalesce(team, -1) = coalesce($5, -1)
+                AND EXISTS (SELECT 1 FROM added)
+                AND id <= (SELECT id FROM chat_messages
+                            WHERE table_id = $1 AND coalesce(team, -1) = coalesce($5, -1)
+                            ORDER BY id DESC OFFSET $10 LIMIT 1)",
         )
         .bind(table_id)
         .bind(i16::from(line.seat))
@@ -46,6 +64,7 @@ impl Store {
         .bind(table)
         .bind(node)
         .bind(epoch)
+        .bind(i64::try_from(CHAT_KEPT - 1).unwrap_or(i64::MAX))
         .execute(self.pool())
         .await
         .map_err(|err| self.write_error(err))?;

@@ -16,7 +16,7 @@ use crate::store::chat::ChatRow;
 use super::identity::PlayerKey;
 
 /// How many lines of each channel (the table, or one team) a newcomer is sent.
-pub const CHAT_HISTORY: usize = 100;
+pub const CHAT_HISTORY: usize = crate::store::chat::CHAT_KEPT;
 
 /// One team line and who may read it.
 #[derive(Debug, Clone)]

@@ -265,6 +265,26 @@ async fn an_idle_table_leaves_memory_and_comes_back_from_the_database() {
     assert_eq!(snapshot(&back).await["seats"][1]["player"]["name"], "Anna");
 }
 
+/// A new Gomoku table (seats chosen) waiting for players, time paused from the start; with
+/// its database, which must live as long as the test.
+async fn waiting_gomoku() -> (common::TestDb, TableHandle) {
+    let database = common::TestDb::create().await;
+    let store = paused_store(&database).await;
+    tokio::time::pause();
+    let tables = tables(store).await;
+    let settings = spelbord::table::TableSettings::read("gomoku", Some(json!({"seating": "chosen"}))).expect("valid");
+    (database, tables.create(settings).await.expect("created"))
+}
+
+/// Anna, on connection 1, seated in seat 0.
+async fn anna_seated(table: &TableHandle) -> Seat {
+    let mut anna = Seat::join(table, 1).await;
+    anna.hello(None).await;
+    anna.send(json!({"type": "sit", "seat": 0, "name": "Anna"})).await;
+    anna.until("seated").await;
+    anna
+}
+
 /// The spectator count a page ends with: its snapshot's, then each `spectators` event's.
 fn last_count(snapshot_count: u64, messages: &[Value]) -> u64 {
     messages
@@ -277,16 +297,8 @@ fn last_count(snapshot_count: u64, messages: &[Value]) -> u64 {
 
 #[tokio::test(flavor = "current_thread")]
 async fn someone_who_opens_the_link_and_sits_within_a_second_ends_with_the_true_count() {
-    let database = common::TestDb::create().await;
-    let store = paused_store(&database).await;
-    tokio::time::pause();
-    let tables = tables(store).await;
-    let settings = spelbord::table::TableSettings::read("gomoku", Some(json!({"seating": "chosen"}))).expect("valid");
-    let table = tables.create(settings).await.expect("created");
-    let mut anna = Seat::join(&table, 1).await;
-    anna.hello(None).await;
-    anna.send(json!({"type": "sit", "seat": 0, "name": "Anna"})).await;
-    anna.until("seated").await;
+    let (_database, table) = waiting_gomoku().await;
+    let mut anna = anna_seated(&table).await;
     advance(2 * SECOND).await;
     anna.sync().await;
     // A spectator arrives (announced: 1), and within the next second Bo opens the link (his
@@ -319,17 +331,9 @@ async fn someone_who_opens_the_link_and_sits_within_a_second_ends_with_the_true_
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_player_away_when_the_game_starts_is_shown_with_the_grace_running() {
-    let database = common::TestDb::create().await;
-    let store = paused_store(&database).await;
-    tokio::time::pause();
-    let tables = tables(store).await;
-    let settings = spelbord::table::TableSettings::read("gomoku", Some(json!({"seating": "chosen"}))).expect("valid");
-    let table = tables.create(settings).await.expect("created");
+    let (_database, table) = waiting_gomoku().await;
     // Anna sits down and closes her tab before anyone else comes.
-    let mut anna = Seat::join(&table, 1).await;
-    anna.hello(None).await;
-    anna.send(json!({"type": "sit", "seat": 0, "name": "Anna"})).await;
-    anna.until("seated").await;
+    let anna = anna_seated(&table).await;
     anna.leave().await;
     let mut bo = Seat::join(&table, 2).await;
     bo.hello(None).await;

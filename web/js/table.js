@@ -62,10 +62,6 @@ let awaitingFull = false; // a full redraw (the board rebuilt) is due once the s
 let awaitingGuard = null; // draws anyway should no `welcome` come at all
 let announceStart = false; // say that the game started once our seats are known
 let endingMove = ""; // a move that ended the game, as said: the game's end is said after it
-// The spectator count a snapshot gave may be one the server never announces a change from
-// (it announces at most once a second, and only counts that differ from the last announced):
-// when no `spectators` event follows the snapshot, ask the table's current count.
-let spectatorCheck = null;
 // The snapshot counted this very connection as a spectator (it is sent before our `hello`):
 // once a `welcome` says we hold a seat, and no count was announced meanwhile, we count one less.
 let countedUs = false;
@@ -196,8 +192,7 @@ function handle(msg) {
       break;
     case "spectators":
       table.spectators = msg.count;
-      countedUs = false;
-      clearTimeout(spectatorCheck); // in step with what everyone else was told
+      countedUs = false; // in step with what everyone else was told
       break;
     case "game_started":
       Object.assign(table, {
@@ -318,31 +313,7 @@ function applySnapshot(msg) {
   showChat($("chat-log"), table.chat || []);
   recordsUi.refresh();
   countedUs = true;
-  checkSpectatorsLater();
   renderAll();
-}
-
-/**
- * The snapshot's spectator count is the count at that moment, but the server announces a
- * change only when the count differs from the one it last announced, at most once a second.
- * When the count goes back to that value within the second (we open the link, counted as a
- * spectator, and sit down), no `spectators` event ever comes and the snapshot's count would
- * stay. So, unless an event has come meanwhile, the page asks for the current count once the
- * server's second has passed.
- */
-function checkSpectatorsLater() {
-  clearTimeout(spectatorCheck);
-  spectatorCheck = setTimeout(async () => {
-    try {
-      const response = await fetch(`/api/tables/${encodeURIComponent(tableId)}`);
-      if (!response.ok || !table) return;
-      const snap = await response.json();
-      if (typeof snap.spectators === "number" && snap.spectators !== table.spectators) {
-        table.spectators = snap.spectators;
-        renderSpectators();
-      }
-    } catch { /* the next event brings the count */ }
-  }, 1500);
 }
 
 /** We missed something: reconnect, resuming from the last version we applied. */

@@ -119,8 +119,8 @@ async function spectatorsAfterQuickSit(s, h) {
     const seen = await messages(bo);
     const snapshot = seen.find((m) => m.type === "snapshot");
     // The race: Bo's snapshot counted the visitor and Bo (2), and sitting brought the count back
-    // to the one announced before (1). (The server now announces it even so; the page also
-    // checks the count itself should no announcement come.)
+    // to the one announced before (1). (The server announces the count after such a snapshot
+    // even so.)
     raced = snapshot.spectators === 2;
     const api = await (await fetch(`${BASE}/api/tables/${id}`)).json();
     const shown = { bo: await bo.textContent("#spectators"), ann: await ann.textContent("#spectators"), api: api.spectators, raced, snapshot: snapshot.spectators };

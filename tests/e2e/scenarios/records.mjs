@@ -119,18 +119,22 @@ async function kruxTurns(s) {
   await s.shot(ann, "krux-replay");
 }
 
+/** One player on both seats (Ann X, Bo O) over `side`: X plays H8, O resigns. */
+async function oneMoveThenResign(side) {
+  await side.send({ type: "sit", seat: 0, name: "Ann" });
+  await side.send({ type: "sit", seat: 1, name: "Bo" });
+  await side.event("game_started");
+  await side.move(0, { at: "H8" }, 1);
+  await side.send({ type: "resign", seat: 1 });
+}
+
 /** "1 move" in English, "1 drag" in Swedish, "1 trekk" in Norwegian: the languages' plural rules (defect 7). */
 async function oneMove(s) {
   const id = await createTable("gomoku", { seating: "chosen" });
   const ann = await s.player("ann");
   await open(ann, `/t/${id}`);
   const side = await sideSocket(ann, id);
-  // One player on both seats: X plays H8, O resigns.
-  await side.send({ type: "sit", seat: 0, name: "Ann" });
-  await side.send({ type: "sit", seat: 1, name: "Bo" });
-  await side.event("game_started");
-  await side.move(0, { at: "H8" }, 1);
-  await side.send({ type: "resign", seat: 1 });
+  await oneMoveThenResign(side);
   await side.event("game_over");
   const en = await recordsText(ann);
   check(/\b1 move\b/.test(en) && !/\b1 moves\b/.test(en), `English: "1 move": ${en}`);
@@ -206,11 +210,7 @@ async function seriesSwedish(s) {
   const ann = await s.player("ann");
   await open(ann, `/t/${id}?lang=sv`);
   const side = await sideSocket(ann, id);
-  await side.send({ type: "sit", seat: 0, name: "Ann" });
-  await side.send({ type: "sit", seat: 1, name: "Bo" });
-  await side.event("game_started");
-  await side.move(0, { at: "H8" }, 1);
-  await side.send({ type: "resign", seat: 1 });
+  await oneMoveThenResign(side);
   await side.event("next_game_in");
   await until(ann, () => /^Parti 2 i serien börjar om \d+ sekunder\.$/.test((document.getElementById("next-game") || {}).textContent || ""));
   const heads = await ann.$$eval("#series-body th", (ths) => ths.map((th) => th.textContent));

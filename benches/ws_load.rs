@@ -55,8 +55,8 @@ use serde_json::{Value, json};
 use spelbord::app::App;
 use spelbord::config::Settings;
 use spelbord::games::AnyGame;
-use spelbord::store::Store;
 use spelbord::store::local_pg::LocalPostgres;
+use spelbord::store::{PoolSizes, Store};
 use spelbord::table::TableSettings;
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{ConnectOptions, Connection};
@@ -415,7 +415,11 @@ async fn serve(admin: &PgConnectOptions, database: &str, settings: Settings) -> 
         .await
         .map_err(|err| format!("create database {database}: {err}"))?;
     conn.close().await.ok();
-    let store = Store::connect(admin.clone().database(database), settings.database.max_connections)
+    let sizes = PoolSizes {
+        writes: settings.database.max_connections,
+        reads: settings.database.read_connections,
+    };
+    let store = Store::connect(admin.clone().database(database), sizes)
         .await
         .map_err(|err| format!("connect to and migrate {database}: {err}"))?;
     let app = App::bind(settings, store.clone())

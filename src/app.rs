@@ -77,11 +77,12 @@ impl App {
         let tracker = TaskTracker::new();
         // Installed before anything runs, so that what happens before the first scrape counts.
         let metrics = settings.metrics.enabled.then(crate::metrics::install);
-        let limits = TableLimits {
+        let limits = Arc::new(TableLimits {
             name_max_chars: settings.limits.name_max_chars,
             chat_max_chars: settings.limits.chat_max_chars,
             idle_after: std::time::Duration::from_secs(settings.limits.idle_table_seconds),
-        };
+            quotas: settings.limits.quotas(),
+        });
         let bots = BotPool::start(settings.bots.thread_count(), settings.bots.budgets())
             .with_bughouse_pace(settings.bots.bughouse_pace_ms);
         let secret = store.token_secret().await?;

@@ -49,6 +49,8 @@ pub struct DatabaseSettings {
     /// Where initdb and pg_ctl live; empty means "search for them".
     pub pg_bin_dir: String,
     pub max_connections: u32,
+    /// The records API's and the statistics' own pool, apart from the tables' writes.
+    pub read_connections: u32,
     /// How long the group commit may wait for more writes before it stores a batch of
     /// fewer than [`crate::store::writer::LINGER_BELOW`] while it is busy; 0: never waits
     /// (see docs/operations.md, "The group commit's linger").
@@ -72,6 +74,27 @@ pub struct LimitSettings {
     pub request_read_timeout_ms: u64,
     /// Connections one client address may hold at once; 0: no cap.
     pub connections_per_address: usize,
+    /// Games a table may start by agreement a minute (sustained) and at once.
+    pub game_starts_per_minute: u32,
+    pub game_start_burst: u32,
+    /// Games one table may hold.
+    pub games_per_table: u32,
+    /// Chat lines one player may send a minute at one table (sustained) and at once.
+    pub chat_lines_per_minute: u32,
+    pub chat_burst: u32,
+}
+
+impl LimitSettings {
+    /// The paces every table keeps.
+    pub fn quotas(&self) -> crate::table::quota::QuotaSettings {
+        crate::table::quota::QuotaSettings {
+            game_starts_per_minute: self.game_starts_per_minute,
+            game_start_burst: self.game_start_burst,
+            games_per_table: self.games_per_table,
+            chat_lines_per_minute: self.chat_lines_per_minute,
+            chat_burst: self.chat_burst,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -344,6 +344,15 @@ pub enum ErrorCode {
     UndoPending,
     /// `add_bot` at a rated table: games against the computer are never rated.
     RatedTable,
+    /// The table has started games by agreement too fast; the message says when the next
+    /// may start (`limits.game_starts_per_minute`).
+    TooManyGames,
+    /// The table holds as many games as a table may (`limits.games_per_table`): a new
+    /// table is needed for more.
+    TableFull,
+    /// This player's chat lines came too fast (`limits.chat_lines_per_minute`); the line
+    /// was not sent.
+    ChatTooFast,
 }
 
 /// A seat as everyone sees it.
@@ -627,6 +636,11 @@ pub enum ServerMsg {
         /// (absent at an unrated table or when the game changed no rating).
         #[serde(skip_serializing_if = "Vec::is_empty")]
         ratings: Vec<RatingChangeView>,
+        /// At a rated table, a game with a result that changed no rating, and why
+        /// (`{"reason": "pair_limit", "limit": 10, "hours": 24}`, docs/ratings.md); absent
+        /// otherwise.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        unrated: Option<crate::ratings::Unrated>,
     },
     /// The series is decided (after its last `game_over`).
     SeriesOver {

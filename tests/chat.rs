@@ -168,6 +168,7 @@ async fn the_history_is_the_last_100_lines() {
     let app = spawn_app_with(|settings| {
         settings.limits.messages_per_second = 1_000;
         settings.limits.message_burst = 1_000;
+        settings.limits.chat_burst = 1_000;
     })
     .await;
     let table = app.gomoku_table(json!({"seating": "chosen"})).await;

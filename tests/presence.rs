@@ -348,12 +348,21 @@ async fn a_player_away_when_the_game_starts_is_shown_with_the_grace_running() {
     assert_eq!(snapshot(&table).await["seats"][0]["player"]["away_ms"], 60_000);
 }
 
-#[tokio::test(flavor = "current_thread")]
-async fn a_series_whose_players_are_gone_starts_no_game_until_one_comes_back() {
+/// A best-of-three whose first game Bo won (Anna resigned) and whose players then both
+/// left during the pause: the table, Anna's token, the tables and their store.
+struct LeftSeries {
+    _database: common::TestDb,
+    store: spelbord::store::Store,
+    tables: spelbord::table::registry::Tables,
+    table: TableHandle,
+    token: Option<String>,
+}
+
+async fn series_left_after_game_one() -> LeftSeries {
     let database = common::TestDb::create().await;
     let store = paused_store(&database).await;
     tokio::time::pause();
-    let tables = tables(store).await;
+    let tables = tables(store.clone()).await;
     let settings = json!({"series": "best_of_3", "series_pause_seconds": 10, "opening": "free"});
     let (table, first, mut second) = two_players(&tables, "gomoku", settings).await;
     first.send(json!({"type": "resign"})).await;
@@ -371,17 +380,41 @@ async fn a_series_whose_players_are_gone_starts_no_game_until_one_comes_back() {
             .all(|s| s["player"]["connected"] == false),
         "{gone}"
     );
-    // The pause runs out with nobody here: no game starts (it could only be aborted).
+    LeftSeries {
+        _database: database,
+        store,
+        tables,
+        table,
+        token,
+    }
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_series_whose_players_are_gone_starts_no_game_until_one_comes_back() {
+    // (Every part is kept: the tables and their database live as long as the test.)
+    let LeftSeries {
+        _database,
+        store: _store,
+        tables: _tables,
+        table,
+        token,
+    } = series_left_after_game_one().await;
+    // The pause runs out with nobody here: no game starts (it could only be aborted), and
+    // no next game is announced while the series waits a grace for its players.
     advance(11 * SECOND).await;
     let after = snapshot(&table).await;
     assert_eq!(
-        (after["game_number"].clone(), after["status"].clone()),
-        (json!(1), json!("finished")),
+        (
+            after["game_number"].clone(),
+            after["status"].clone(),
+            after["next_game_in_ms"].clone()
+        ),
+        (json!(1), json!("finished"), Value::Null),
         "{after}"
     );
-    advance(120 * SECOND).await;
-    assert_eq!(snapshot(&table).await["game_number"], 1, "still no game, however long");
-    // A player comes back: the pause starts again, and then the game.
+    advance(50 * SECOND).await;
+    assert_eq!(snapshot(&table).await["game_number"], 1, "still no game");
+    // A player comes back within the grace: the pause starts again, and then the game.
     let mut back = Seat::join(&table, 3).await;
     back.hello(token.as_deref()).await;
     let pause = back.until("next_game_in").await;
@@ -392,4 +425,57 @@ async fn a_series_whose_players_are_gone_starts_no_game_until_one_comes_back() {
     );
     advance(11 * SECOND).await;
     assert_eq!(back.until("game_started").await["game_number"], 2);
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_series_nobody_comes_back_to_ends_as_it_stands_and_leaves_memory() {
+    let LeftSeries {
+        _database,
+        store,
+        tables,
+        table,
+        token,
+    } = series_left_after_game_one().await;
+    // The pause (10 s), then a reconnect grace (60 s) with nobody back.
+    advance(11 * SECOND).await;
+    snapshot(&table).await;
+    advance(61 * SECOND).await;
+    let ended = snapshot(&table).await;
+    let series = &ended["series"];
+    assert_eq!(
+        (
+            series["decided"].clone(),
+            series["result"].clone(),
+            series["winner"].clone()
+        ),
+        (json!(true), json!("win"), json!(1)),
+        "Bo's side led 1-0: {ended}"
+    );
+    assert_eq!(ended["game_number"], 1, "no game was started: {ended}");
+    // Stored as decided: a rebuilt table knows it too.
+    let stored: (String, Option<String>, Option<i16>) = sqlx::query_as("SELECT status, result, winner FROM series")
+        .fetch_one(store.pool())
+        .await
+        .unwrap();
+    assert_eq!(stored, ("decided".into(), Some("win".into()), Some(1)));
+    // With no timer left the table leaves memory when idle (600 s here), and a player
+    // who comes back later finds the series over, with no game started.
+    let id = table.id().to_owned();
+    drop(table);
+    advance(601 * SECOND).await;
+    tokio::task::yield_now().await;
+    assert_eq!(tables.count(), 0, "the table left memory");
+    let table = tables.get(&id).await.unwrap();
+    let mut back = Seat::join(&table, 3).await;
+    back.hello(token.as_deref()).await;
+    let later = snapshot(&table).await;
+    assert_eq!(
+        (
+            later["series"]["decided"].clone(),
+            later["series"]["winner"].clone(),
+            later["next_game_in_ms"].clone()
+        ),
+        (json!(true), json!(1), Value::Null),
+        "{later}"
+    );
 }

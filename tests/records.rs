@@ -421,6 +421,9 @@ async fn a_rated_game_records_each_players_rating_before_and_after() {
     let (table, mut x, mut o) = two_player_table(&app, "gomoku", json!({"rated": true})).await;
     play(&mut x, &mut o, json!({"at": "H8"})).await;
     play(&mut o, &mut x, json!({"at": "H9"})).await;
+    // Two moves each: a rated game ended sooner is aborted (docs/ratings.md).
+    play(&mut x, &mut o, json!({"at": "I8"})).await;
+    play(&mut o, &mut x, json!({"at": "I9"})).await;
     o.send(json!({"type": "resign"})).await;
     let over = x.until("game_over").await;
     let (listed, record) = only_game(&app, &table).await;
@@ -483,7 +486,7 @@ async fn unknown_tables_games_and_formats_are_refused_clearly() {
     // A table without games lists none.
     let table = app.gomoku_table(json!({})).await;
     let listed = get_json(&app, &format!("/api/tables/{table}/games")).await;
-    assert_eq!(listed, json!({"table": table, "games": []}));
+    assert_eq!(listed, json!({"table": table, "games": [], "earlier": null}));
     // A format the game does not have names those it has.
     let (table, mut x, mut o) = two_player_table(&app, "gomoku", json!({})).await;
     play(&mut x, &mut o, json!({"at": "H8"})).await;

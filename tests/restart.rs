@@ -119,3 +119,25 @@ async fn a_finished_game_comes_back_finished() {
     assert_eq!(table_json["result"]["reason"], "resignation");
     assert_eq!(table_json["result"]["winners"], json!([1]));
 }
+
+/// A series' pause runs from its game's stored end, as a clock runs from its deadline: a
+/// restart during it does not start it again at its full length.
+#[tokio::test]
+async fn a_series_pause_keeps_its_end_across_a_restart() {
+    let app = spawn_app().await;
+    let table = app
+        .gomoku_table(json!({"seating": "chosen", "series": "best_of_3", "series_pause_seconds": 60}))
+        .await;
+    let ((mut x, _), (o, _)) = app.two_seated(&table).await;
+    x.send(json!({"type": "resign"})).await;
+    assert_eq!(x.until("next_game_in").await["ms"], 60_000);
+    // Two seconds of the pause go by before the server stops.
+    tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    x.close().await;
+    o.close().await;
+    let app = app.restart().await;
+    let table_json = snapshot(&app, &table).await;
+    let left = table_json["next_game_in_ms"].as_u64().expect("the pause goes on");
+    assert!(left <= 58_000, "{left} ms left of the pause, not its full 60 s again");
+    assert!(left > 30_000, "{left}");
+}

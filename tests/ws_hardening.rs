@@ -37,6 +37,7 @@ async fn unlimited_app() -> TestApp {
     spawn_app_with(|settings| {
         settings.limits.messages_per_second = 10_000;
         settings.limits.message_burst = 10_000;
+        settings.limits.chat_burst = 100_000;
     })
     .await
 }
@@ -316,6 +317,7 @@ async fn a_client_that_stops_reading_for_long_is_closed_with_1013_when_it_reads_
     let app = spawn_app_with(|settings| {
         settings.limits.messages_per_second = 10_000;
         settings.limits.message_burst = 10_000;
+        settings.limits.chat_burst = 100_000;
         settings.limits.chat_max_chars = 12_000;
     })
     .await;

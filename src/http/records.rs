@@ -19,12 +19,60 @@ use crate::records::export::{ExportError, any_game_has, export, formats};
 use crate::records::replay::{LineMove, replay};
 use crate::records::{GameRecord, GameSummary, Record};
 use crate::store::StoreError;
+use crate::store::records::GamesPage;
+
+/// Games a page of `GET /api/tables/{id}/games` lists when `?limit=` is not given.
+pub const DEFAULT_GAMES_PAGE: u32 = 100;
+/// The most games one page lists (`?limit=` above it is refused).
+pub const MAX_GAMES_PAGE: u32 = 200;
 
 /// `GET /api/tables/{id}/games`.
 #[derive(Debug, Serialize)]
 pub struct TableGames {
     table: String,
     games: Vec<GameSummary>,
+    /// The `?before=` that lists the games before these; `null` when these begin with the
+    /// table's first game.
+    earlier: Option<i32>,
+}
+
+/// The games list's query: `?before=` (a game number) and `?limit=`, each at most once.
+fn games_page(pairs: &[(String, String)]) -> Result<GamesPage, ApiError> {
+    let mut page = GamesPage {
+        before: None,
+        limit: DEFAULT_GAMES_PAGE,
+    };
+    let mut seen: Vec<&str> = Vec::new();
+    for (name, value) in pairs {
+        let bad = |message: String| ApiError::bad_request("bad_query", message, Some(name.clone()));
+        if seen.contains(&name.as_str()) {
+            return Err(bad(format!("Give ?{name}= once.")));
+        }
+        seen.push(name);
+        match name.as_str() {
+            "before" => {
+                let before = value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|before| *before >= 1)
+                    .ok_or_else(|| bad("?before= is a game number, 1 or more.".to_owned()))?;
+                page.before = Some(before);
+            }
+            "limit" => {
+                page.limit = value
+                    .parse::<u32>()
+                    .ok()
+                    .filter(|limit| (1..=MAX_GAMES_PAGE).contains(limit))
+                    .ok_or_else(|| bad(format!("?limit= is a number from 1 to {MAX_GAMES_PAGE}.")))?;
+            }
+            _ => {
+                return Err(bad(format!(
+                    "There is no ?{name}=; the games list takes ?before= and ?limit=."
+                )));
+            }
+        }
+    }
+    Ok(page)
 }
 
 /// `GET /api/games/{game_id}` as JSON.
@@ -72,18 +120,28 @@ impl FormatQuery {
     }
 }
 
-pub async fn table_games(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<TableGames>, ApiError> {
-    let games = state
+pub async fn table_games(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    Query(pairs): Query<Vec<(String, String)>>,
+) -> Result<Json<TableGames>, ApiError> {
+    let page = games_page(&pairs)?;
+    let listed = state
         .store
-        .table_games(&id)
+        .table_games(&id, page)
         .await
         .map_err(|err| unavailable(&err))?
         .ok_or_else(|| ApiError::table_not_found(&id))?;
-    let games = games
+    let games = listed
+        .games
         .into_iter()
         .map(|(row, players)| GameSummary::from_row(row, players))
         .collect();
-    Ok(Json(TableGames { table: id, games }))
+    Ok(Json(TableGames {
+        table: id,
+        games,
+        earlier: listed.earlier,
+    }))
 }
 
 pub async fn game(

@@ -3,15 +3,20 @@
 //!
 //! - [`glicko2`]: the rating system itself, pure arithmetic.
 //! - [`bots`]: the fixed ratings of the computer players, calibrated from the arena.
+//! - [`limits`]: what keeps ratings from being farmed: a game ended outside the rules
+//!   before every seat played two turns is aborted, and two player keys play at most ten
+//!   rated games against each other a day.
 //! - this file: who is rated against whom in a game ([`rate`]): two sides (a player, or a
 //!   Bughouse team rated as one from its partners' ratings), each person updated against
 //!   the other side.
 //!
 //! The store ([`crate::store::ratings`]) reads and locks the players' current ratings,
-//! calls [`rate`] and writes the new ones in the transaction that stores the result.
+//! checks the bound per pair, calls [`rate`] and writes the new ones in the transaction
+//! that stores the result.
 
 pub mod bots;
 pub mod glicko2;
+pub mod limits;
 
 use std::collections::HashMap;
 
@@ -19,6 +24,7 @@ use crate::bots::Strength;
 use crate::games::{GameKind, GameResult, Outcome, Seat};
 use crate::table::identity::PlayerKey;
 pub use glicko2::Rating;
+pub use limits::{GameRating, Unrated};
 
 /// The system constant τ: how fast a player's volatility may change. Glickman suggests
 /// 0.3 to 1.2; 0.5 is the value of his worked example, a middle course between trusting

@@ -9,7 +9,7 @@ use super::leases::LeaseFields;
 use super::writer::{Parts, QueuedMove, Write};
 use super::{Store, StoreError};
 use crate::games::Outcome;
-use crate::ratings::{RatedGame, RatingChange};
+use crate::ratings::{GameRating, RatedGame};
 use crate::table::series::{SeriesFormat, SeriesResult, Standing};
 
 /// One player of a game, as recorded when the game starts.
@@ -131,13 +131,13 @@ impl Store {
     }
 
     /// Stores a move and, if it ended the game, the result (and the players' new ratings
-    /// at a rated table, which it returns), in one transaction.
+    /// at a rated table, which it returns, or why there are none), in one transaction.
     pub async fn append_move(
         &self,
         game_id: Uuid,
         mv: MoveRecord<'_>,
         result: Option<ResultRecord<'_>>,
-    ) -> Result<Vec<RatingChange>, StoreError> {
+    ) -> Result<GameRating, StoreError> {
         let Some(result) = result else {
             // Most moves: stored together with other tables' moves (group commit).
             let queued = QueuedMove {
@@ -150,7 +150,7 @@ impl Store {
                 lease: self.lease.clone(),
             };
             self.writer.write(self.pool(), Write::Move(queued)).await?;
-            return Ok(Vec::new());
+            return Ok(GameRating::default());
         };
         // The last move of a game goes with the game's end, in one statement; a rated
         // game's new ratings follow in the same transaction.
@@ -193,25 +193,25 @@ impl Store {
     }
 
     /// Stores the result of a game that ended without a move (resignation, agreement, ...),
-    /// with the players' new ratings at a rated table (returned).
-    pub async fn finish_game(&self, game_id: Uuid, result: ResultRecord<'_>) -> Result<Vec<RatingChange>, StoreError> {
+    /// with the players' new ratings at a rated table (returned, or why there are none).
+    pub async fn finish_game(&self, game_id: Uuid, result: ResultRecord<'_>) -> Result<GameRating, StoreError> {
         let _timer = crate::metrics::DbWrite::start("finish_game");
         self.end_game(game_id, None, &result).await
     }
 
     /// Stores a game's end: with the other tables' writes of its batch (group commit), or
     /// at a rated table in a transaction of its own with the players' new ratings
-    /// (returned).
+    /// (returned, or why there are none: `store::ratings::rate_game`).
     async fn end_game(
         &self,
         game_id: Uuid,
         last_move: Option<&MoveRecord<'_>>,
         result: &ResultRecord<'_>,
-    ) -> Result<Vec<RatingChange>, StoreError> {
+    ) -> Result<GameRating, StoreError> {
         let end = self.end_record(game_id, last_move, result);
         let Some(game) = result.rating else {
             self.write_batched(Write::End, &end).await?;
-            return Ok(Vec::new());
+            return Ok(GameRating::default());
         };
         // Boxed: its transaction's futures are kilobytes, and every table command that
         // can end a game (a move, a resignation, a flag) would otherwise carry them, and
@@ -220,22 +220,22 @@ impl Store {
     }
 
     /// A rated game's end, in a transaction of its own with the players' new ratings
-    /// (returned).
+    /// (returned; none, and why, beyond the bound per pair of players).
     async fn end_rated_game(
         &self,
         game_id: Uuid,
         end: &EndJson<'_>,
         game: &RatedGame,
         outcome: &Outcome,
-    ) -> Result<Vec<RatingChange>, StoreError> {
+    ) -> Result<GameRating, StoreError> {
         let json = serde_json::to_string(end)?;
         let mut tx = self.pool().begin().await?;
         super::writer::store_batch(&mut *tx, &Parts::end(&json))
             .await
             .map_err(|err| self.write_error(err))?;
-        let changes = super::ratings::rate_game(&mut tx, game_id, game, outcome).await?;
+        let rating = super::ratings::rate_game(&mut tx, game_id, game, outcome).await?;
         tx.commit().await?;
-        Ok(changes)
+        Ok(rating)
     }
 
     /// A game's end as one object of the batch function's `ends` (migration 0013): the

@@ -8,6 +8,7 @@
 //! - [`chat`]: chat lines, and a table's recent ones.
 //! - [`records`]: games read back for the records API.
 //! - [`ratings`]: players' ratings, updated with each rated game's result.
+//! - [`series`]: a series ended early, its players gone.
 //! - [`stats`]: won-game statistics per game, counted in SQL.
 //! - [`leases`]: nodes, and which node serves each table (with the fence every write checks).
 //!
@@ -20,6 +21,7 @@ pub mod leases;
 pub mod local_pg;
 pub mod ratings;
 pub mod records;
+pub mod series;
 pub mod stats;
 pub mod tables;
 pub mod writer;
@@ -36,6 +38,19 @@ use local_pg::{ClusterUse, LocalPgError, LocalPostgres};
 
 /// The name of the database the server uses on its private cluster.
 pub const LOCAL_DATABASE: &str = "spelbord";
+
+/// How long a records or statistics request waits for one of the readers' connections
+/// before it is answered `503 unavailable`.
+pub const READ_WAIT: Duration = Duration::from_secs(2);
+
+/// The sizes of the store's two pools.
+#[derive(Debug, Clone, Copy)]
+pub struct PoolSizes {
+    /// The tables' pool: moves, results, seats, chat, leases (`database.max_connections`).
+    pub writes: u32,
+    /// The records API's and the statistics' pool (`database.read_connections`).
+    pub reads: u32,
+}
 
 /// A storage failure. The message is for logs, not for players.
 #[derive(Debug, thiserror::Error)]
@@ -63,6 +78,9 @@ pub enum StoreError {
 #[derive(Debug, Clone)]
 pub struct Store {
     pool: PgPool,
+    /// The records' and statistics' own small pool: however many read them at once, the
+    /// tables' writes never wait for a connection behind a reader.
+    reads: PgPool,
     /// Group commit for moves (its task starts with the first move).
     writer: writer::BatchWriter,
     /// A table actor's store: the lease every write of the table is fenced with.
@@ -79,8 +97,11 @@ pub struct Database {
 }
 
 impl Store {
+    /// A store on one pool for everything (tests, tools); the server gives readers a pool
+    /// of their own ([`Store::connect`]).
     pub fn new(pool: PgPool) -> Store {
         Store {
+            reads: pool.clone(),
             pool,
             writer: writer::BatchWriter::default(),
             lease: None,
@@ -102,6 +123,7 @@ impl Store {
     pub fn for_table(&self, lease: Arc<leases::Lease>) -> Store {
         Store {
             pool: self.pool.clone(),
+            reads: self.reads.clone(),
             writer: self.writer.clone(),
             lease: Some(lease),
         }
@@ -136,8 +158,15 @@ impl Store {
         &self.pool
     }
 
-    /// Brings the schema up to date, then connects a pool with `options`.
-    pub async fn connect(options: PgConnectOptions, max_connections: u32) -> Result<Store, StoreError> {
+    /// The pool of the records API and the statistics (the same as [`Store::pool`] unless
+    /// the store was connected with [`PoolSizes::reads`]).
+    pub fn reads(&self) -> &PgPool {
+        &self.reads
+    }
+
+    /// Brings the schema up to date, then connects the tables' pool and the readers' pool
+    /// with `options`.
+    pub async fn connect(options: PgConnectOptions, sizes: PoolSizes) -> Result<Store, StoreError> {
         // Migrations first, on a connection of their own with no statement timeout (a
         // future migration may take a while on a large database).
         let mut migrating = PgConnection::connect_with(&options).await?;
@@ -147,11 +176,21 @@ impl Store {
         // `storage_unavailable`) rather than hold the table forever.
         let options = options.options([("statement_timeout", "10s")]);
         let pool = PgPoolOptions::new()
-            .max_connections(max_connections)
+            .max_connections(sizes.writes)
             .acquire_timeout(Duration::from_secs(10))
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
-        Ok(Store::new(pool))
+        // A reader waits briefly for a connection and is then told to come back (503):
+        // a crowd of readers queues here, not in front of the tables' writes.
+        let reads = PgPoolOptions::new()
+            .max_connections(sizes.reads.max(1))
+            .min_connections(0)
+            .acquire_timeout(READ_WAIT)
+            .connect_lazy_with(options.options([("statement_timeout", "5s")]));
+        Ok(Store {
+            reads,
+            ..Store::new(pool)
+        })
     }
 
     /// Applies the numbered files in `migrations/` that have not run yet.
@@ -170,7 +209,11 @@ impl Database {
     /// The store on `options`, as the settings configure it (pool size, group-commit
     /// linger).
     async fn connect_store(options: PgConnectOptions, settings: &DatabaseSettings) -> Result<Store, StoreError> {
-        let store = Store::connect(options, settings.max_connections).await?;
+        let sizes = PoolSizes {
+            writes: settings.max_connections,
+            reads: settings.read_connections,
+        };
+        let store = Store::connect(options, sizes).await?;
         Ok(store.with_batch_linger(Duration::from_millis(settings.batch_linger_ms)))
     }
 

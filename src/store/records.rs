@@ -59,6 +59,24 @@ pub struct GameSummaryRow {
 /// A game as listed, with its players.
 pub type ListedGame = (GameSummaryRow, Vec<PlayerRow>);
 
+/// Which of a table's games to list.
+#[derive(Debug, Clone, Copy)]
+pub struct GamesPage {
+    /// Only games numbered below this (`None`: up to the latest).
+    pub before: Option<u32>,
+    /// At most this many, the latest of them.
+    pub limit: u32,
+}
+
+/// A page of a table's games, oldest first.
+#[derive(Debug, Clone)]
+pub struct TableGamesPage {
+    pub games: Vec<ListedGame>,
+    /// The number to ask `before` for the page of earlier games; `None` when this page
+    /// starts with the table's first game.
+    pub earlier: Option<i32>,
+}
+
 /// A player row with the game it belongs to.
 #[derive(Debug, Clone, sqlx::FromRow)]
 struct GamePlayerRow {
@@ -103,30 +121,47 @@ const SUMMARY_FROM: &str = "
     LEFT JOIN results r ON r.game_id = g.id";
 
 impl Store {
-    /// A table's games, oldest first, each with its players; `None` if there is no such
+    /// A page of a table's games: the `page.limit` latest numbered below `page.before`
+    /// (all when `None`), oldest first, each with its players; `None` if there is no such
     /// table.
-    pub async fn table_games(
-        &self,
-        table_id: &str,
-    ) -> Result<Option<Vec<(GameSummaryRow, Vec<PlayerRow>)>>, StoreError> {
-        if self.table(table_id).await?.is_none() {
+    pub async fn table_games(&self, table_id: &str, page: GamesPage) -> Result<Option<TableGamesPage>, StoreError> {
+        let exists: Option<i32> = sqlx::query_scalar("SELECT 1 FROM tables WHERE id = $1")
+            .bind(table_id)
+            .fetch_optional(self.reads())
+            .await?;
+        if exists.is_none() {
             return Ok(None);
         }
-        let games: Vec<GameSummaryRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "SELECT {SUMMARY_COLUMNS} {SUMMARY_FROM} WHERE g.table_id = $1 ORDER BY g.number"
+        let before = page
+            .before
+            .map_or(i32::MAX, |before| i32::try_from(before).unwrap_or(i32::MAX));
+        // One more than asked for tells whether earlier games remain.
+        let mut games: Vec<GameSummaryRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {SUMMARY_COLUMNS} {SUMMARY_FROM}
+              WHERE g.table_id = $1 AND g.number < $2 ORDER BY g.number DESC LIMIT $3"
         )))
         .bind(table_id)
-        .fetch_all(self.pool())
+        .bind(before)
+        .bind(i64::from(page.limit) + 1)
+        .fetch_all(self.reads())
         .await?;
+        let more = games.len() > page.limit as usize;
+        games.truncate(page.limit as usize);
+        games.reverse();
+        let earlier = if more {
+            games.first().map(|game| game.number)
+        } else {
+            None
+        };
         let ids: Vec<Uuid> = games.iter().map(|game| game.id).collect();
         let players: Vec<GamePlayerRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "SELECT gp.game_id, {PLAYER_COLUMNS} {PLAYER_FROM}
               WHERE gp.game_id = ANY($1) ORDER BY gp.game_id, gp.seat"
         )))
         .bind(&ids)
-        .fetch_all(self.pool())
+        .fetch_all(self.reads())
         .await?;
-        let listed = games
+        let games = games
             .into_iter()
             .map(|game| {
                 let own = players
@@ -137,7 +172,7 @@ impl Store {
                 (game, own)
             })
             .collect();
-        Ok(Some(listed))
+        Ok(Some(TableGamesPage { games, earlier }))
     }
 
     /// One game with everything needed to replay it; `None` if there is no such game.
@@ -146,27 +181,27 @@ impl Store {
             "SELECT {SUMMARY_COLUMNS} {SUMMARY_FROM} WHERE g.id = $1"
         )))
         .bind(game_id)
-        .fetch_optional(self.pool())
+        .fetch_optional(self.reads())
         .await?;
         let Some(summary) = summary else {
             return Ok(None);
         };
         let settings: Value = sqlx::query_scalar("SELECT settings FROM tables WHERE id = $1")
             .bind(&summary.table_id)
-            .fetch_one(self.pool())
+            .fetch_one(self.reads())
             .await?;
         let players: Vec<PlayerRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
             "SELECT {PLAYER_COLUMNS} {PLAYER_FROM} WHERE gp.game_id = $1 ORDER BY gp.seat"
         )))
         .bind(game_id)
-        .fetch_all(self.pool())
+        .fetch_all(self.reads())
         .await?;
         let records: Vec<RecordRow> = sqlx::query_as(
             "SELECT ply, seat, payload, clocks_ms, takeback_to, played_at FROM moves
               WHERE game_id = $1 ORDER BY ply",
         )
         .bind(game_id)
-        .fetch_all(self.pool())
+        .fetch_all(self.reads())
         .await?;
         Ok(Some(GameRecordRow {
             summary,

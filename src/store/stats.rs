@@ -66,7 +66,7 @@ impl Store {
         .bind(game.id())
         .bind(variant_settings(game))
         .bind(humans_only)
-        .fetch_all(self.pool())
+        .fetch_all(self.reads())
         .await?;
         rows.iter()
             .map(|row| {

@@ -273,6 +273,18 @@ pub struct ResultRow {
     pub winners: Vec<i16>,
     pub reason: String,
     pub detail: Option<Value>,
+    /// When the game ended (the database's clock): a series' pause runs from it.
+    pub ended_at: time::OffsetDateTime,
+}
+
+/// A `results` row as read.
+#[derive(sqlx::FromRow)]
+struct StoredResult {
+    outcome: String,
+    winners: Vec<i16>,
+    reason: String,
+    detail: Option<Value>,
+    ended_at: time::OffsetDateTime,
 }
 
 /// The latest game of a table as stored.
@@ -300,6 +312,8 @@ pub struct SeriesRow {
     pub standings: [Standing; 2],
     /// Each side's names.
     pub names: [String; 2],
+    /// Stored as decided (by its games, or ended early).
+    pub decided: bool,
 }
 
 /// Everything needed to rebuild a table after a restart.
@@ -389,8 +403,8 @@ impl Store {
             Some(series_id) => self.load_series(series_id).await?,
             None => None,
         };
-        let result: Option<(String, Vec<i16>, String, Option<Value>)> =
-            sqlx::query_as("SELECT outcome, winners, reason, detail FROM results WHERE game_id = $1")
+        let result: Option<StoredResult> =
+            sqlx::query_as("SELECT outcome, winners, reason, detail, ended_at FROM results WHERE game_id = $1")
                 .bind(id)
                 .fetch_optional(self.pool())
                 .await?;
@@ -403,21 +417,23 @@ impl Store {
             rated,
             sides,
             series,
-            result: result.map(|(outcome, winners, reason, detail)| ResultRow {
-                outcome,
-                winners,
-                reason,
-                detail,
+            result: result.map(|row| ResultRow {
+                outcome: row.outcome,
+                winners: row.winners,
+                reason: row.reason,
+                detail: row.detail,
+                ended_at: row.ended_at,
             }),
         })
     }
 
     async fn load_series(&self, id: uuid::Uuid) -> Result<Option<SeriesRow>, StoreError> {
-        let series: Option<(i32, String)> = sqlx::query_as("SELECT number, format FROM series WHERE id = $1")
-            .bind(id)
-            .fetch_optional(self.pool())
-            .await?;
-        let Some((number, format)) = series else {
+        let series: Option<(i32, String, String)> =
+            sqlx::query_as("SELECT number, format, status FROM series WHERE id = $1")
+                .bind(id)
+                .fetch_optional(self.pool())
+                .await?;
+        let Some((number, format, status)) = series else {
             return Ok(None);
         };
         let sides: Vec<(i16, String, i32, i32, i32)> = sqlx::query_as(
@@ -446,6 +462,7 @@ impl Store {
             format,
             standings,
             names,
+            decided: status == "decided",
         }))
     }
 }

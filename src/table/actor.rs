@@ -71,7 +71,7 @@ const TIMER_RETRY: Duration = Duration::from_secs(1);
 /// What every table shares: its limits and the bots' search threads.
 #[derive(Debug, Clone)]
 pub struct TableServices {
-    pub limits: TableLimits,
+    pub limits: Arc<TableLimits>,
     pub bots: BotPool,
     /// Issues player tokens and recognises the ones the server issued.
     pub tokens: TokenIssuer,
@@ -86,6 +86,8 @@ pub struct TableLimits {
     /// A table with no connection and no timer running stops its actor after this long;
     /// it is rebuilt from Postgres when next asked for.
     pub idle_after: Duration,
+    /// How often games may start and each player may chat.
+    pub quotas: crate::table::quota::QuotaSettings,
 }
 
 /// One open connection to the table.
@@ -162,7 +164,10 @@ pub struct TableActor {
     /// The settings as JSON text (for snapshots; a parsed map would cost ten times more).
     settings_json: Box<serde_json::value::RawValue>,
     store: Store,
-    limits: TableLimits,
+    /// Shared by every table (they are the server's).
+    limits: Arc<TableLimits>,
+    /// The table's paces (game starts, chat lines), made when first needed.
+    quotas: Option<Box<crate::table::quota::Quotas>>,
     version: u64,
     shared_version: Arc<AtomicU64>,
     seats: Seats,
@@ -209,8 +214,10 @@ pub struct TableActor {
     interlude: Interlude,
     /// A series' pause ended with no seated person here, so no game was started (it could
     /// only be aborted, and the next one after it, for ever): the pause starts again when
-    /// one of them comes back, and meanwhile the table has no timer and leaves memory when
-    /// idle. (Here rather than in [`Interlude`], where it would make the actor larger.)
+    /// one of them comes back within a reconnect grace (`interlude.next_game_at` is its
+    /// end meanwhile); otherwise the series ends early and the table, with no timer left,
+    /// leaves memory when idle. (Here rather than in [`Interlude`], where it would make the
+    /// actor larger.)
     waiting_for_players: bool,
     /// At a rated table: the seated people's ratings in this game, as last read or
     /// updated by this table's games (only shown; the store rates from its own rows).
@@ -246,6 +253,7 @@ impl TableActor {
             settings,
             store,
             limits,
+            quotas: None,
             version: 0,
             shared_version: Arc::new(AtomicU64::new(0)),
             seats: Seats::new(seat_count),
@@ -668,6 +676,7 @@ impl TableActor {
             next_game_in_ms: self
                 .interlude
                 .next_game_at
+                .filter(|_| !self.waiting_for_players)
                 .map(|at| u64::try_from(at.saturating_duration_since(Instant::now()).as_millis()).unwrap_or(u64::MAX)),
             ready: self.interlude.ready.clone(),
             rematch_agreed: self.interlude.rematch.clone(),
@@ -815,11 +824,12 @@ mod tests {
             .connect_lazy("postgres://nobody@localhost/nothing")
             .expect("a lazy pool connects to nothing");
         let services = TableServices {
-            limits: TableLimits {
+            limits: Arc::new(TableLimits {
                 name_max_chars: 24,
                 chat_max_chars: 500,
                 idle_after: Duration::from_secs(30),
-            },
+                quotas: Default::default(),
+            }),
             bots: crate::bots::pool::BotPool::start(1, Default::default()),
             tokens: TokenIssuer::random(),
         };

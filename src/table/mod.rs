@@ -6,6 +6,7 @@
 //! - [`seats`]: who holds which seat.
 //! - [`move_list`]: the current game's line, compactly.
 //! - [`chat_log`]: the recent table and team chat newcomers are sent.
+//! - [`quota`]: how often a table lets its players start games and chat.
 //! - [`series`]: match series: formats, standings, when one is decided.
 //! - [`clock`]: the game's clocks and lag compensation.
 //! - [`time_control`]: the time control a host chooses.
@@ -22,6 +23,7 @@ pub mod identity;
 pub mod move_list;
 pub mod msg;
 pub mod queue;
+pub mod quota;
 pub mod registry;
 pub mod seats;
 pub mod series;

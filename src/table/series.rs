@@ -16,6 +16,10 @@
 //!
 //! Games with no result (aborted: nobody moved before a player left, or a "new game" agreed
 //! at a casual table) count for nothing and are not among the games of a format.
+//!
+//! A series its players have left (nobody seated came back for a reconnect grace after a
+//! pause) **ends early, scored as it stands**: the side ahead on the format's measure (wins;
+//! points in `ten_games`) wins it, equal standings are a tie ([`Series::end_early`]).
 
 use serde::Serialize;
 
@@ -141,6 +145,8 @@ pub struct Series {
     pub standings: [Standing; 2],
     /// Games started in the series (aborted ones included).
     pub games_started: u32,
+    /// Ended before it was decided (its players left): scored as it stands.
+    pub ended_early: bool,
 }
 
 impl Series {
@@ -149,7 +155,14 @@ impl Series {
             format,
             standings: [Standing::default(); 2],
             games_started: 0,
+            ended_early: false,
         }
+    }
+
+    /// Ends the series before it is decided, scored as it stands; its result.
+    pub fn end_early(&mut self) -> SeriesResult {
+        self.ended_early = true;
+        self.result().unwrap_or(SeriesResult::Tie)
     }
 
     /// Counts a finished game.
@@ -181,6 +194,12 @@ impl Series {
             std::cmp::Ordering::Less => SeriesResult::Won { side: 1 },
             std::cmp::Ordering::Equal => SeriesResult::Tie,
         };
+        if self.ended_early {
+            return Some(match self.format {
+                SeriesFormat::TenGames => leader(a.points(), b.points()),
+                _ => leader(a.wins, b.wins),
+            });
+        }
         match self.format {
             SeriesFormat::FirstTo3 => (a.wins >= 3 || b.wins >= 3).then(|| leader(a.wins, b.wins)),
             SeriesFormat::TenGames => {
@@ -215,6 +234,27 @@ mod tests {
     const B: GameScore = GameScore::Won { side: 1 };
     const D: GameScore = GameScore::Drawn;
     const X: GameScore = GameScore::Aborted;
+
+    #[test]
+    fn a_series_ended_early_is_scored_as_it_stands() {
+        let cases = [
+            (SeriesFormat::BestOf3, vec![A], SeriesResult::Won { side: 0 }),
+            (SeriesFormat::BestOf5, vec![A, B, B], SeriesResult::Won { side: 1 }),
+            (SeriesFormat::FirstTo3, vec![A, B], SeriesResult::Tie),
+            (SeriesFormat::BestOf3, vec![], SeriesResult::Tie),
+            (SeriesFormat::Single, vec![X, X], SeriesResult::Tie),
+            // Ten games by points: a win and two draws (5) against two draws (2).
+            (SeriesFormat::TenGames, vec![D, D, B], SeriesResult::Won { side: 1 }),
+            (SeriesFormat::TenGames, vec![D], SeriesResult::Tie),
+        ];
+        for (format, games, expected) in cases {
+            let mut series = play(format, &games);
+            assert!(!series.is_decided(), "{format:?} {games:?}");
+            assert_eq!(series.end_early(), expected, "{format:?} {games:?}");
+            assert!(series.is_decided());
+            assert_eq!(series.result(), Some(expected));
+        }
+    }
 
     fn play(format: SeriesFormat, games: &[GameScore]) -> Series {
         let mut series = Series::new(format);

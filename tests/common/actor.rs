@@ -158,11 +158,18 @@ pub async fn tables(store: Store) -> Tables {
     // No renewal task runs here: the node stays alive for the hour its row was given.
     Box::leak(Box::new(membership));
     let services = TableServices {
-        limits: TableLimits {
+        limits: std::sync::Arc::new(TableLimits {
             name_max_chars: 24,
             chat_max_chars: 500,
             idle_after: std::time::Duration::from_secs(600),
-        },
+            // Chat as fast as a test needs (to fill the history, say); the pace itself is
+            // tested in tests/table_quotas.rs and src/table/quota.rs.
+            quotas: spelbord::table::quota::QuotaSettings {
+                chat_lines_per_minute: 60_000,
+                chat_burst: 1_000,
+                ..Default::default()
+            },
+        }),
         bots: BotPool::start(1, Budgets::default()),
         tokens: TokenIssuer::random(),
     };

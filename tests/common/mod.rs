@@ -19,9 +19,9 @@ use futures_util::{SinkExt, StreamExt};
 use serde_json::{Value, json};
 use spelbord::app::App;
 use spelbord::config::Settings;
-use spelbord::store::Store;
 use spelbord::store::games::{NewSeries, SeriesLink};
 use spelbord::store::local_pg::LocalPostgres;
+use spelbord::store::{PoolSizes, Store};
 use sqlx::postgres::PgConnectOptions;
 use sqlx::{ConnectOptions, Connection, PgPool};
 use tokio::net::TcpStream;
@@ -300,7 +300,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
 }
 
 async fn start_app(database: TestDb, configure: impl FnOnce(&mut Settings)) -> TestApp {
-    let store = Store::connect(database.options.clone(), 5)
+    let store = Store::connect(database.options.clone(), PoolSizes { writes: 5, reads: 2 })
         .await
         .expect("connect and migrate the test database");
     let mut settings = Settings::defaults().expect("default settings");

@@ -92,7 +92,8 @@ function clockText(ms) {
  * then).
  */
 export function recordsPanel(page, tableId, rerender) {
-  let games = [];       // the table's games, as listed
+  let games = [];       // the table's games, as listed (the latest page and any earlier ones asked for)
+  let earlier = null;   // the `before` that lists the games before these; null: none before
   let replay = null;    // {record, index}: the game shown and the position (0 = the start)
   let loading = null;   // the list request in flight
   const turnCounts = new Map(); // Krux: a finished game's id -> its number of turns (null while asked)
@@ -145,12 +146,34 @@ export function recordsPanel(page, tableId, rerender) {
     loading = (async () => {
       try {
         const answer = await fetch(`/api/tables/${encodeURIComponent(tableId)}/games`);
-        if (answer.ok) games = (await answer.json()).games;
+        if (answer.ok) {
+          const listed = await answer.json();
+          // Earlier pages asked for stay; the latest page replaces what it covers.
+          const from = listed.games.length ? listed.games[0].number : Infinity;
+          const kept = games.filter((g) => g.number < from);
+          if (!kept.length) earlier = listed.earlier;
+          games = [...kept, ...listed.games];
+        }
       } catch { /* offline: keep the list we have */ }
       loading = null;
       render();
     })();
     return loading;
+  }
+
+  /** Adds the page of games before those listed. */
+  async function loadEarlier() {
+    if (earlier == null) return;
+    try {
+      const answer = await fetch(`/api/tables/${encodeURIComponent(tableId)}/games?before=${earlier}`);
+      if (!answer.ok) return page.log(t("records.load_failed"));
+      const older = await answer.json();
+      games = [...older.games, ...games.filter((g) => g.number >= earlier)];
+      earlier = older.earlier;
+      render();
+    } catch {
+      page.log(t("records.load_failed_offline"));
+    }
   }
 
   /** Opens `game` in the replay view at move `at` (default: its end). */
@@ -340,6 +363,11 @@ export function recordsPanel(page, tableId, rerender) {
       }
       item.append(row);
       records.append(item);
+    }
+    if (earlier != null) {
+      const more = el("li");
+      more.append(button(t("records.earlier"), null, loadEarlier, "secondary"));
+      records.append(more);
     }
     const bar = $("replay-bar");
     bar.hidden = !replay;

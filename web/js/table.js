@@ -268,6 +268,9 @@ function handle(msg) {
       recordsUi.refresh(); // the finished game joins the list, ready to replay
       applyRatings(msg.ratings);
       if (!replaying) sayOver();
+      if (msg.unrated && !replaying) {
+        log(t("table.ratings.unrated_pair_limit", { limit: String(msg.unrated.limit), hours: String(msg.unrated.hours) }), "info");
+      }
       break;
     case "chat": addChat(msg); break;
     default: seriesUi.apply(msg); // series, rematches, new game, take-back requests
@@ -514,6 +517,7 @@ function resultText(result) {
     return t("table.result.aborted_left", { who: whoInSentence(detail.seat) });
   }
   if (detail.rule === "everyone_away") return t("table.result.aborted_away");
+  if (detail.rule === "aborted_before_two_moves_each") return t("table.result.aborted_too_few_moves");
   return t("table.result.aborted");
 }
 

@@ -1,5 +1,5 @@
 //! Chat: lines to the whole table from seated players, and team lines that only the
-//! sender's partners receive (Bughouse). Spectators read table chat but do not write.
+//! sender's partners receive (Bughouse), each player's lines paced (`limits.chat_*`). Spectators read table chat but do not write.
 //! Every line is stored before it is sent, and kept in the table's [`ChatLog`] for
 //! newcomers: table chat in the snapshot, team chat in the team's `welcome`.
 //!
@@ -12,6 +12,7 @@ use crate::store::StoreError;
 use crate::store::chat::ChatRecord;
 use crate::table::chat_log::{CHAT_HISTORY, ChatLog};
 use crate::table::msg::ConnId;
+use crate::table::quota;
 use crate::table::seats::Holder;
 
 impl TableActor {
@@ -47,9 +48,28 @@ impl TableActor {
         Ok(text)
     }
 
+    /// Takes one line from the pace of the player speaking over `conn` (all their
+    /// connections together), or refuses the line.
+    fn chat_pace(&mut self, conn: ConnId) -> Result<(), Refusal> {
+        let Some(key) = self.conns.get(&conn).and_then(|c| c.key) else {
+            return Ok(());
+        };
+        let settings = self.limits.quotas;
+        quota::quotas(&mut self.quotas, &settings)
+            .chat_line(&key)
+            .map_err(|spent| {
+                let seconds = spent.retry_after.as_millis().div_ceil(1000);
+                Refusal::new(
+                    ErrorCode::ChatTooFast,
+                    format!("You are chatting too fast: your next line may go in {seconds} s."),
+                )
+            })
+    }
+
     pub(super) async fn chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
         let seat = self.speaker(conn)?;
         let text = self.chat_text(text)?;
+        self.chat_pace(conn)?;
         let name = self.seats.holder(seat).map(Holder::name).unwrap_or_default();
         let record = ChatRecord {
             seat,
@@ -92,6 +112,7 @@ impl TableActor {
             return Err(Refusal::new(ErrorCode::NoPartner, "You have no partner at this table."));
         }
         let text = self.chat_text(text)?;
+        self.chat_pace(conn)?;
         let name = self.seats.holder(seat).map(Holder::name).unwrap_or_default();
         // Who may read it again later: the team's people now.
         let mut audience = Vec::new();

@@ -7,6 +7,9 @@
 //! page says). In the other games a bot answers an offer at once: it agrees when its
 //! position is clearly lost or dead equal ([`crate::bots::accepts_draw`]), and declines
 //! otherwise.
+//!
+//! At a rated table a draw agreed before every seat has played two turns aborts the game
+//! instead (no result, no rating change: `TableActor::close_game`, docs/ratings.md).
 
 use super::{Refusal, TableActor};
 use crate::bots;

@@ -1,8 +1,14 @@
 //! The game in progress: moves (checked, stored, then applied and announced), the end of
 //! the game, resignation, and the timers (flags, graces, idleness) the actor sleeps on.
+//!
+//! At a rated table a game that ends outside its rules (a resignation, an agreed draw, a
+//! flag, an absence) before every seat has played two turns is aborted instead
+//! ([`crate::ratings::limits`], docs/ratings.md): [`TableActor::close_game`] decides it,
+//! for every such end.
 
 use super::*;
 use crate::protocol::RatingChangeView;
+use crate::ratings::{Unrated, limits};
 use crate::table::clock::ClockView;
 use crate::table::series::Series;
 
@@ -106,7 +112,7 @@ impl TableActor {
             series: series.as_ref().map(|(record, _)| *record),
             rating: rated.as_ref(),
         });
-        let changes = self
+        let rating = self
             .store
             .append_move(current.id, record, result)
             .await
@@ -149,21 +155,22 @@ impl TableActor {
         });
         self.move_metrics.broadcast(timer);
         if let Some(result) = finished {
-            let ratings = self.rating_changes(changes);
-            self.announce_game_over(result, clock_view, series, ratings);
+            let ratings = self.rating_changes(rating.changes);
+            self.announce_game_over(result, clock_view, series, ratings, rating.unrated);
             self.after_game_over();
         }
         Ok(())
     }
 
     /// Counts the finished game in the series (as stored) and tells everyone, with the
-    /// rating changes of a rated game.
+    /// rating changes of a rated game (or why a game with a result changed none).
     fn announce_game_over(
         &mut self,
         result: ResultView,
         clocks: Option<ClockView>,
         series: Option<Series>,
         ratings: Vec<RatingChangeView>,
+        unrated: Option<Unrated>,
     ) {
         if let (Some(state), Some(series)) = (self.series.as_mut(), series) {
             state.series = series;
@@ -175,6 +182,7 @@ impl TableActor {
             clocks,
             series,
             ratings,
+            unrated,
         });
     }
 
@@ -185,8 +193,11 @@ impl TableActor {
         Ok(())
     }
 
-    /// [`Self::end_game`] without what follows it (the series' end or its pause).
+    /// [`Self::end_game`] without what follows it (the series' end or its pause). Every
+    /// end outside the rules comes here; at a rated table one before every seat has played
+    /// two turns is aborted instead ([`Self::unless_unplayed`]).
     pub(super) async fn close_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
+        let outcome = self.unless_unplayed(outcome);
         let current = self.playing()?;
         let now = Instant::now();
         let mut clocks = current.clocks.clone();
@@ -202,7 +213,7 @@ impl TableActor {
             series: series.as_ref().map(|(record, _)| *record),
             rating: rated.as_ref(),
         };
-        let changes = self
+        let rating = self
             .store
             .finish_game(current.id, record)
             .await
@@ -218,9 +229,21 @@ impl TableActor {
             current.clocks = clocks;
         }
         self.bot_seats.reset();
-        let ratings = self.rating_changes(changes);
-        self.announce_game_over(result, clock_view, series, ratings);
+        let ratings = self.rating_changes(rating.changes);
+        self.announce_game_over(result, clock_view, series, ratings, rating.unrated);
         Ok(())
+    }
+
+    /// An end outside the rules as the table records it: at a rated table, aborted while
+    /// some seat has played fewer than two turns in the game's line (what stands after
+    /// take-backs; counted per seat, so in Bughouse per board), and `outcome` otherwise.
+    /// A casual table keeps every result: nothing is at stake there but the game.
+    fn unless_unplayed(&self, outcome: Outcome) -> Outcome {
+        let Some(current) = self.current.as_ref().filter(|_| self.settings.rated) else {
+            return outcome;
+        };
+        let turns = limits::turns_by_seat(current.moves.seats(), self.settings.game.seat_count());
+        limits::abort_if_unplayed(outcome, &turns)
     }
 
     /// When an idle table stops: no connection and no timer, for the idle period.

@@ -44,6 +44,14 @@ pub enum RestoreError {
     Store(#[from] StoreError),
 }
 
+/// What is left of a series' `pause` that began when its game ended at `ended_at` (no
+/// more than the pause, should the clocks of the database and this node disagree).
+fn pause_left(pause: Duration, ended_at: OffsetDateTime) -> Duration {
+    let elapsed = OffsetDateTime::now_utc() - ended_at;
+    let elapsed = Duration::try_from(elapsed).unwrap_or(Duration::ZERO);
+    pause.saturating_sub(elapsed)
+}
+
 impl TableActor {
     /// Rebuilds a stored table and starts its actor.
     pub async fn restore(
@@ -75,13 +83,17 @@ impl TableActor {
         actor.refresh_ratings().await;
         actor.chat = actor.load_chat().await?;
         if let Some(game) = game {
+            let ended_at = game.result.as_ref().map(|result| result.ended_at);
             let (current, series) = actor.replay(game).await?;
             actor.current = Some(current);
             actor.series = Some(series);
-            // A series between two games: its next game starts after a fresh pause.
+            // A series between two games: its pause runs from the game's stored end, as
+            // clocks run from their stored deadline (a restart does not lengthen it).
             let finished = actor.current.as_ref().is_some_and(|c| c.game.outcome().is_some());
             if finished && !actor.series_decided() {
-                actor.interlude.next_game_at = Some(Instant::now() + actor.settings.series_pause);
+                let pause = actor.settings.series_pause;
+                let left = ended_at.map_or(pause, |ended_at| pause_left(pause, ended_at));
+                actor.interlude.next_game_at = Some(Instant::now() + left);
             }
         }
         // Nobody is connected yet: every seated player of a game in play gets a grace.
@@ -159,16 +171,22 @@ impl TableActor {
     /// game of its own).
     fn restored_series(&self, row: &GameRow) -> SeriesState {
         match &row.series {
-            Some(stored) => SeriesState {
-                id: stored.id,
-                number: stored.number,
-                series: Series {
+            Some(stored) => {
+                let mut series = Series {
                     format: SeriesFormat::from_id(&stored.format).unwrap_or(SeriesFormat::Single),
                     standings: stored.standings,
                     games_started: row.series_game,
-                },
-                names: stored.names.clone(),
-            },
+                    ended_early: false,
+                };
+                // Stored as decided though its games do not decide it: it ended early.
+                series.ended_early = stored.decided && !series.is_decided();
+                SeriesState {
+                    id: stored.id,
+                    number: stored.number,
+                    series,
+                    names: stored.names.clone(),
+                }
+            }
             None => SeriesState {
                 id: Uuid::new_v4(),
                 number: 0,

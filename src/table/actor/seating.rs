@@ -231,6 +231,11 @@ impl TableActor {
         let mut seats = self.seats.clone();
         seats.sit(seat, holder);
         let start = if seats.is_full() {
+            // After a first game, filling the seats again is one more game started by
+            // agreement, paced as a rematch is.
+            if self.current.is_some() {
+                self.check_game_start()?;
+            }
             // The last seat starts the game, whose one statement stores every seat, this
             // one included: nothing to store before it, nothing to undo when it fails.
             let plan = StartPlan::NewSeries {

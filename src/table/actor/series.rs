@@ -21,6 +21,7 @@ use crate::games::{EndReason, GameResult, Outcome, Seat};
 use crate::protocol::{ErrorCode, SeriesView, ServerMsg, SideView};
 use crate::store::games::SeriesRecord;
 use crate::table::msg::ConnId;
+use crate::table::quota;
 use crate::table::seats::Seats;
 use crate::table::series::{GameScore, NextFirst, Series, SeriesFormat, SeriesResult};
 
@@ -184,14 +185,41 @@ impl TableActor {
             .all(|holder| !self.is_present(holder))
     }
 
-    /// The pause ran out: the next game starts, unless no seated person is here (then the
-    /// series waits for its players, see `TableActor::waiting_for_players`).
+    /// The pause ran out: the next game starts, unless no seated person is here. Then the
+    /// series waits one reconnect grace for one of them (`TableActor::waiting_for_players`),
+    /// and when that too runs out with nobody back, it ends early, scored as it stands.
     pub(super) async fn pause_over(&mut self) {
-        if self.no_player_here() {
-            self.waiting_for_players = true;
+        if !self.no_player_here() {
+            self.waiting_for_players = false;
+            self.start_next_game().await;
             return;
         }
-        self.start_next_game().await;
+        if !self.waiting_for_players {
+            self.waiting_for_players = true;
+            self.interlude.next_game_at = Some(Instant::now() + self.settings.grace);
+            return;
+        }
+        self.end_series_early().await;
+    }
+
+    /// Ends the series in play early (its players are gone), stored first, and announces
+    /// it as any decided series.
+    async fn end_series_early(&mut self) {
+        let Some(state) = self.series.as_ref() else { return };
+        let mut series = state.series.clone();
+        let result = series.end_early();
+        if let Err(err) = self.store.end_series_early(state.id, result).await {
+            tracing::error!(table = %self.id, error = %err, "could not end a series its players left");
+            self.interlude.next_game_at = Some(Instant::now() + TIMER_RETRY);
+            return;
+        }
+        self.waiting_for_players = false;
+        if let Some(state) = self.series.as_mut() {
+            state.series = series;
+        }
+        if let Some(series) = self.series_view() {
+            self.event(|version| ServerMsg::SeriesOver { version, series });
+        }
     }
 
     /// A seated person came back to a series waiting for its players: the pause starts
@@ -218,6 +246,32 @@ impl TableActor {
                 self.interlude.next_game_at = Some(Instant::now() + TIMER_RETRY);
             }
         }
+    }
+
+    /// Refuses a game started by agreement (a rematch, a new game, the seats filled again)
+    /// when the table holds as many games as a table may, or has started its games too
+    /// fast; otherwise counts the start against the table's pace.
+    pub(super) fn check_game_start(&mut self) -> Result<(), Refusal> {
+        let settings = self.limits.quotas;
+        let held = self.current.as_ref().map_or(0, |current| current.number);
+        if held >= settings.games_per_table {
+            return Err(Refusal::new(
+                ErrorCode::TableFull,
+                format!(
+                    "This table has held its {} games, as many as a table may: open a new table to play on.",
+                    settings.games_per_table
+                ),
+            ));
+        }
+        quota::quotas(&mut self.quotas, &settings)
+            .start_game()
+            .map_err(|spent| {
+                let seconds = spent.retry_after.as_millis().div_ceil(1000);
+                Refusal::new(
+                    ErrorCode::TooManyGames,
+                    format!("Games have started here too fast: the next may start in {seconds} s."),
+                )
+            })
     }
 
     /// Starts a new series with the same players (a rematch).
@@ -297,6 +351,7 @@ impl TableActor {
             self.interlude.rematch.push(seat);
         }
         if self.everyone_agrees(&self.interlude.rematch.clone()) {
+            self.check_game_start()?;
             self.interlude.rematch.clear();
             return self.start_rematch().await;
         }
@@ -337,6 +392,7 @@ impl TableActor {
             agreed
         };
         if self.everyone_agrees(&agreed) {
+            self.check_game_start()?;
             let aborted = Outcome {
                 result: GameResult::Aborted,
                 reason: EndReason::Aborted,

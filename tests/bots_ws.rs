@@ -344,3 +344,47 @@ async fn bughouse_bots_keep_a_pace_a_person_can_follow() {
         );
     }
 }
+
+async fn moves_stored(app: &TestApp, table: &str) -> i64 {
+    sqlx::query_scalar("SELECT count(*) FROM moves m JOIN games g ON g.id = m.game_id WHERE g.table_id = $1")
+        .bind(table)
+        .fetch_one(&app.pool)
+        .await
+        .expect("count moves")
+}
+
+/// A table whose people have all left costs no CPU: its bots stop thinking (board B's two
+/// bots no longer play each other), and start again when a person comes back.
+#[tokio::test]
+async fn bots_think_only_while_a_seated_person_is_connected() {
+    let app = spawn_app_with(|settings| settings.bots.bughouse_pace_ms = 20).await;
+    let bots = json!({"1": "random", "2": "random", "3": "random"});
+    // An hour each and no loss by absence: nothing but the bots could end the game.
+    let settings = json!({"seating": "chosen", "bots": bots, "on_absence": "wait",
+                          "time_control": {"kind": "fischer", "base_seconds": 3600, "increment_seconds": 0}});
+    let (id, _) = table_with(&app, "bughouse", settings).await;
+    let mut person = app.client(&id).await;
+    let token = person.hello().await;
+    person.sit(0, "Person").await;
+    person.until("game_started").await;
+    // Board B's bots play while the person is here.
+    for _ in 0..3 {
+        while ![json!(2), json!(3)].contains(&person.until("moved").await["seat"]) {}
+    }
+    person.close().await;
+    // A search already under way may still land; after it, nothing.
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    let after_leaving = moves_stored(&app, &id).await;
+    tokio::time::sleep(std::time::Duration::from_millis(1_000)).await;
+    assert_eq!(
+        moves_stored(&app, &id).await,
+        after_leaving,
+        "no bot moved with nobody at the table"
+    );
+    // Back: the bots play on.
+    let mut back = app.client(&id).await;
+    back.send(json!({"type": "hello", "token": token})).await;
+    back.expect("welcome").await;
+    while ![json!(2), json!(3)].contains(&back.until("moved").await["seat"]) {}
+    assert!(moves_stored(&app, &id).await > after_leaving);
+}

@@ -3,9 +3,17 @@
 //!
 //! A table hands over a [`Search`] (a copy of the position, the seat, the strength and a
 //! deadline) and receives the answer on its own channel as a [`BotAnswer`]; it keeps
-//! serving everyone else meanwhile. Searches wait in one queue in the order they came; one
-//! that starts late still answers by its deadline (the engines answer at once with their
-//! quickest sound move when the deadline has passed).
+//! serving everyone else meanwhile.
+//!
+//! Searches are shared out fairly by **owner** (the address of the person the bot plays
+//! for, [`Search::owner`]): each owner's searches wait in order of arrival, and the threads
+//! take the owners in turn ([`Scheduler`]). One address with sixty bot tables therefore
+//! waits behind itself, and a person at another address waits for at most one search of
+//! each other owner, however many tables they keep busy. A search at an untimed table gets
+//! its whole budget from when a thread takes it (waiting cost it nothing but the wait); on
+//! a clock its deadline stands (the clock ran meanwhile), and one that starts late answers
+//! at once with the engine's quickest sound move. The queue's length is the metric
+//! `spelbord_bot_searches_queued` (docs/operations.md has the alert).
 //!
 //! The threads run at the lowest scheduling priority (nice 19), so that when the machine
 //! is busy the kernel runs the server's own threads first: bots think in the time people
@@ -14,9 +22,10 @@
 //! A search that panics is caught and answered as `None`; the table then plays a random
 //! legal move for the bot rather than stall.
 
+use std::collections::{HashMap, VecDeque};
+use std::net::IpAddr;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::sync::mpsc as std_mpsc;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
@@ -35,6 +44,8 @@ pub struct Search {
     /// The table's number for this request, returned with the answer so the table can
     /// tell a current answer from a stale one.
     pub ticket: u64,
+    /// Whose turn in the queue it takes: the address of the person the bot plays for.
+    pub owner: IpAddr,
 }
 
 /// A bot's answer, on its way back to the table.
@@ -65,10 +76,80 @@ struct Job {
     queued: crate::metrics::Counted,
 }
 
+/// Searches waiting for a thread, per owner, and the owners' turns: the next search is the
+/// oldest of the owner whose turn it is, who then goes to the back of the line.
+pub struct Scheduler<T> {
+    waiting: HashMap<IpAddr, VecDeque<T>>,
+    turns: VecDeque<IpAddr>,
+}
+
+impl<T> Default for Scheduler<T> {
+    fn default() -> Scheduler<T> {
+        Scheduler {
+            waiting: HashMap::new(),
+            turns: VecDeque::new(),
+        }
+    }
+}
+
+impl<T> Scheduler<T> {
+    pub fn push(&mut self, owner: IpAddr, item: T) {
+        let queue = self.waiting.entry(owner).or_default();
+        if queue.is_empty() {
+            self.turns.push_back(owner);
+        }
+        queue.push_back(item);
+    }
+
+    pub fn pop(&mut self) -> Option<T> {
+        let owner = self.turns.pop_front()?;
+        let queue = self.waiting.get_mut(&owner)?;
+        let item = queue.pop_front();
+        if queue.is_empty() {
+            self.waiting.remove(&owner);
+        } else {
+            self.turns.push_back(owner);
+        }
+        item
+    }
+
+    pub fn len(&self) -> usize {
+        self.waiting.values().map(VecDeque::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.turns.is_empty()
+    }
+}
+
+/// The queue the threads share, and whether the pool has been dropped.
+#[derive(Default)]
+struct Queue {
+    jobs: Scheduler<Job>,
+    closed: bool,
+}
+
+#[derive(Default)]
+struct Shared {
+    queue: Mutex<Queue>,
+    ready: Condvar,
+}
+
+/// Held by every clone of the pool: when the last one goes, the threads end.
+struct Closer(Arc<Shared>);
+
+impl Drop for Closer {
+    fn drop(&mut self) {
+        self.0.queue.lock().unwrap_or_else(PoisonError::into_inner).closed = true;
+        self.0.ready.notify_all();
+    }
+}
+
 /// The pool of search threads, and each strength's budget. Cheap to clone.
 #[derive(Clone)]
 pub struct BotPool {
-    jobs: std_mpsc::Sender<Job>,
+    shared: Arc<Shared>,
+    _closer: Arc<Closer>,
     budgets: Budgets,
     threads: usize,
     /// Bughouse bots move no faster than this (scaled by their clock).
@@ -86,19 +167,19 @@ impl BotPool {
     /// the pool is dropped.
     pub fn start(threads: usize, budgets: Budgets) -> BotPool {
         let threads = threads.max(1);
-        let (jobs, queue) = std_mpsc::channel::<Job>();
-        let queue = Arc::new(Mutex::new(queue));
+        let shared = Arc::new(Shared::default());
         for index in 0..threads {
-            let queue = queue.clone();
+            let shared = shared.clone();
             let spawned = std::thread::Builder::new()
                 .name(format!("bot-search-{index}"))
-                .spawn(move || run_thread(&queue));
+                .spawn(move || run_thread(&shared));
             if let Err(err) = spawned {
                 tracing::error!(error = %err, "could not start a bot search thread");
             }
         }
         BotPool {
-            jobs,
+            _closer: Arc::new(Closer(shared.clone())),
+            shared,
             budgets,
             threads,
             pace_ms: DEFAULT_BUGHOUSE_PACE_MS,
@@ -125,6 +206,7 @@ impl BotPool {
 
     /// Queues a search; its answer comes back on `reply`.
     pub fn submit(&self, search: Search, reply: mpsc::UnboundedSender<Box<BotAnswer>>) {
+        let owner = search.owner;
         let job = Job {
             search,
             reply,
@@ -132,23 +214,32 @@ impl BotPool {
             span: tracing::Span::current(),
             queued: crate::metrics::queued_search(),
         };
-        if self.jobs.send(job).is_err() {
-            tracing::error!("the bot search threads have stopped");
-        }
+        let mut queue = self.shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        queue.jobs.push(owner, job);
+        drop(queue);
+        self.shared.ready.notify_one();
     }
 }
 
-fn run_thread(queue: &Mutex<std_mpsc::Receiver<Job>>) {
+/// The next job, waiting for one; `None` once the pool is gone.
+fn next_job(shared: &Shared) -> Option<Job> {
+    let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
+    loop {
+        if let Some(job) = queue.jobs.pop() {
+            return Some(job);
+        }
+        if queue.closed {
+            return None;
+        }
+        queue = shared.ready.wait(queue).unwrap_or_else(PoisonError::into_inner);
+    }
+}
+
+fn run_thread(shared: &Shared) {
     lower_priority();
     let _counted = crate::metrics::bot_thread();
     loop {
-        let job = {
-            let queue = queue.lock().unwrap_or_else(PoisonError::into_inner);
-            match queue.recv() {
-                Ok(job) => job,
-                Err(_) => return,
-            }
-        };
+        let Some(job) = next_job(shared) else { return };
         drop(job.queued);
         let _searching = crate::metrics::bot_searching();
         let _in_table = job.span.enter();
@@ -157,9 +248,14 @@ fn run_thread(queue: &Mutex<std_mpsc::Receiver<Job>>) {
             game,
             seat,
             strength,
-            context,
+            mut context,
             ticket,
+            owner: _,
         } = job.search;
+        // Untimed: the budget counts from now, not from when the search was asked for.
+        if context.clocks.is_none() {
+            context.deadline += started.saturating_duration_since(job.queued_at);
+        }
         let decision = catch_unwind(AssertUnwindSafe(|| decide(&game, seat, strength, &context)));
         if decision.is_err() {
             tracing::error!(game = game.kind().id(), seat, "a bot search panicked");
@@ -212,6 +308,7 @@ mod tests {
                     strength: Strength::Random,
                     context: Context::with_budget(Duration::from_millis(1), ticket),
                     ticket,
+                    owner: IpAddr::from([127, 0, 0, 1]),
                 },
                 reply.clone(),
             );
@@ -226,5 +323,31 @@ mod tests {
         }
         tickets.sort();
         assert_eq!(tickets, vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn owners_take_turns_and_each_keeps_its_order() {
+        let (a, b, c) = (
+            IpAddr::from([10, 0, 0, 1]),
+            IpAddr::from([10, 0, 0, 2]),
+            IpAddr::from([10, 0, 0, 3]),
+        );
+        let mut scheduler = Scheduler::default();
+        for n in 1..=5 {
+            scheduler.push(a, format!("a{n}"));
+        }
+        scheduler.push(b, "b1".to_owned());
+        scheduler.push(c, "c1".to_owned());
+        scheduler.push(b, "b2".to_owned());
+        assert_eq!(scheduler.len(), 8);
+        let order: Vec<String> = std::iter::from_fn(|| scheduler.pop()).collect();
+        assert_eq!(order, ["a1", "b1", "c1", "a2", "b2", "a3", "a4", "a5"]);
+        assert!(scheduler.is_empty());
+        // An owner whose queue emptied joins the line again at its back.
+        scheduler.push(a, "a6".to_owned());
+        scheduler.push(b, "b3".to_owned());
+        assert_eq!(scheduler.pop().as_deref(), Some("a6"));
+        assert_eq!(scheduler.pop().as_deref(), Some("b3"));
+        assert_eq!(scheduler.pop(), None);
     }
 }

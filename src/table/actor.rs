@@ -98,6 +98,8 @@ struct Conn {
     /// return it to its owner in `welcome`.
     token: Option<PlayerToken>,
     key: Option<PlayerKey>,
+    /// The client's address (its /64 for IPv6): its bots' searches are shared out by it.
+    address: std::net::IpAddr,
 }
 
 /// A refusal to send back to the client that caused it.
@@ -411,13 +413,19 @@ impl TableActor {
         // A flag that fell (or a grace that ran out) is settled before anything else.
         self.settle_timers().await;
         match cmd {
-            TableCmd::Join { conn, outbox, since } => {
+            TableCmd::Join {
+                conn,
+                outbox,
+                since,
+                address,
+            } => {
                 self.conns.insert(
                     conn,
                     Conn {
                         outbox,
                         token: None,
                         key: None,
+                        address,
                     },
                 );
                 self.catch_up(conn, since);

@@ -84,7 +84,25 @@ impl TableHandle {
     /// Attaches a connection; with `since` (a version and its epoch), it resumes after the
     /// events up to that version.
     pub async fn join(&self, conn: ConnId, outbox: OutboxSender, since: Option<(u64, u32)>) -> Result<(), TableClosed> {
-        self.send(TableCmd::Join { conn, outbox, since }).await
+        self.join_from(conn, outbox, since, std::net::Ipv4Addr::UNSPECIFIED.into())
+            .await
+    }
+
+    /// Joins as [`TableHandle::join`] does, for a client at `address`.
+    pub async fn join_from(
+        &self,
+        conn: ConnId,
+        outbox: OutboxSender,
+        since: Option<(u64, u32)>,
+        address: std::net::IpAddr,
+    ) -> Result<(), TableClosed> {
+        self.send(TableCmd::Join {
+            conn,
+            outbox,
+            since,
+            address,
+        })
+        .await
     }
 
     pub async fn leave(&self, conn: ConnId) -> Result<(), TableClosed> {

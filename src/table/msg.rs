@@ -64,6 +64,9 @@ pub enum TableCmd {
         outbox: OutboxSender,
         /// The last version the client saw, and the table epoch it belongs to.
         since: Option<(u64, u32)>,
+        /// The client's address (its /64 for IPv6), the key its bots' searches are shared
+        /// out by ([`crate::bots::pool`]).
+        address: std::net::IpAddr,
     },
     /// A connection closed.
     Leave { conn: ConnId },

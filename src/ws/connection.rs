@@ -122,6 +122,7 @@ pub async fn serve(
     (mut sink, mut stream): (SplitSink<WebSocket, Message>, SplitStream<WebSocket>),
     table: TableHandle,
     since: Option<(u64, u32)>,
+    address: std::net::IpAddr,
     settings: Arc<Settings>,
     shutdown: CancellationToken,
 ) {
@@ -132,7 +133,7 @@ pub async fn serve(
     // Every piece of work this task awaits is boxed, here and below: the task's future,
     // which an idle socket keeps for hours, then holds pointers rather than the largest of
     // them (0.6 KiB a socket, `docs/benchmarks.md`).
-    if Box::pin(table.join(conn, outbox, since)).await.is_err() {
+    if Box::pin(table.join_from(conn, outbox, since, address)).await.is_err() {
         return;
     }
     let _open = crate::metrics::open_connection();

@@ -15,7 +15,7 @@ use serde::Deserialize;
 use tracing::Instrument;
 
 use crate::app::AppState;
-use crate::http::client::ForwardedSlot;
+use crate::http::client::{Client, ForwardedSlot};
 use crate::http::error::ApiError;
 
 /// The read buffer per socket: small, because a server holds many idle sockets and a
@@ -47,6 +47,7 @@ pub struct Resume {
 /// A browser's upgrade (one with `Origin`) must come from an allowed origin (`403`
 /// otherwise, see [`crate::http::security`]); an unknown table is a `404`, a table the
 /// database cannot be asked about now a `503`.
+#[expect(clippy::too_many_arguments, reason = "an axum handler takes each extractor as an argument")]
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -54,6 +55,7 @@ pub async fn upgrade(
     headers: HeaderMap,
     uri: Uri,
     forwarded: Option<Extension<ForwardedSlot>>,
+    client: Client,
     upgrade: WebSocketUpgrade,
 ) -> Response {
     if !state.origins.allows(&headers, &uri) {
@@ -91,6 +93,7 @@ pub async fn upgrade(
                     socket.split(),
                     table,
                     resume.since.zip(resume.epoch),
+                    client.limit_key(),
                     settings,
                     shutdown,
                 )

@@ -96,7 +96,14 @@ impl TableActor {
 
     /// Asks every bot that is to move, has no search under way and is not waiting for
     /// this very position, to think.
+    ///
+    /// Bots think only while a seated person is connected: a table its people have left
+    /// costs no CPU (a bot's clock runs on as the rules say; its absent person's grace, if
+    /// any, ends the game). They wake when one comes back.
     pub(super) fn wake_bots(&mut self) {
+        if self.search_owner().is_none() {
+            return;
+        }
         let Some(stamp) = self.stamp() else { return };
         let Some(active) = self.playing().ok().map(|current| current.game.active_seats()) else {
             return;
@@ -123,9 +130,20 @@ impl TableActor {
         Some(Instant::now() + think_time(pace, self.bot_clock(seat)))
     }
 
-    /// Hands the position to the search threads for `seat`.
+    /// Whom the table's searches are counted to: the address of a seated person's
+    /// connection (the first found); `None` when no seated person is connected.
+    fn search_owner(&self) -> Option<std::net::IpAddr> {
+        self.conns
+            .values()
+            .find(|conn| conn.key.is_some_and(|key| !self.seats.held_by(&key).is_empty()))
+            .map(|conn| conn.address)
+    }
+
+    /// Hands the position to the search threads for `seat` (nothing while no seated
+    /// person is connected: see [`TableActor::wake_bots`]).
     fn think(&mut self, seat: Seat, redone: bool, not_before: Option<Instant>) {
-        let (Some(stamp), Some(strength)) = (self.stamp(), self.seats.bot(seat)) else {
+        let (Some(stamp), Some(strength), Some(owner)) = (self.stamp(), self.seats.bot(seat), self.search_owner())
+        else {
             return;
         };
         let Ok(current) = self.playing() else { return };
@@ -147,6 +165,7 @@ impl TableActor {
             strength,
             context,
             ticket,
+            owner,
         };
         let reply = self.bot_reply();
         self.bots.submit(search, reply);

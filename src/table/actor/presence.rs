@@ -119,6 +119,8 @@ impl TableActor {
         let now = Instant::now();
         self.update_away(now);
         self.players_back();
+        // A person back at a table whose bots waited for one: they think again.
+        self.wake_bots();
         loop {
             let changed = self.seats.iter().find_map(|(seat, holder)| {
                 let connected = self.is_present(holder?);

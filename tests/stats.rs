@@ -256,3 +256,32 @@ async fn unknown_games_and_bad_parameters_are_refused() {
     let home = reqwest::get(app.http("/")).await.unwrap().text().await.unwrap();
     assert!(home.contains("href=\"/stats\""));
 }
+
+/// The trigger that keeps the counts (migration 0016) groups games by the same settings as
+/// `variant_settings` names, for every game.
+#[tokio::test]
+async fn the_stored_counts_group_by_the_variant_settings_the_code_names() {
+    let app = spawn_app().await;
+    for game in spelbord::games::GameKind::ALL {
+        let settings = json!({
+            "variant": "free", "board_size": 15, "simultaneous": "draw",
+            "time_control": {"kind": "none"}, "rated": false, "seating": "random",
+        });
+        let variant: Value = sqlx::query_scalar("SELECT spelbord_stats_variant($1, $2)")
+            .bind(game.id())
+            .bind(&settings)
+            .fetch_one(&app.pool)
+            .await
+            .expect("the variant function");
+        let mut keys: Vec<&str> = variant
+            .as_object()
+            .expect("an object")
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        let mut expected = spelbord::store::stats::variant_settings(*game).to_vec();
+        expected.sort_unstable();
+        assert_eq!(keys, expected, "{}", game.id());
+    }
+}

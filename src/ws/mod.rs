@@ -47,7 +47,10 @@ pub struct Resume {
 /// A browser's upgrade (one with `Origin`) must come from an allowed origin (`403`
 /// otherwise, see [`crate::http::security`]); an unknown table is a `404`, a table the
 /// database cannot be asked about now a `503`.
-#[expect(clippy::too_many_arguments, reason = "an axum handler takes each extractor as an argument")]
+#[expect(
+    clippy::too_many_arguments,
+    reason = "an axum handler takes each extractor as an argument"
+)]
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -174,12 +174,12 @@ async fn stuck_readers_never_hold_up_a_move() {
     let app = spawn_app_with(|_| {}).await;
     let table = app.gomoku_table(json!({"seating": "chosen"})).await;
     let ((mut anna, _), (mut bo, _)) = app.two_seated(&table).await;
-    // The statistics read `results`: an exclusive lock held elsewhere makes them wait.
+    // The statistics read `game_stats`: an exclusive lock held elsewhere makes them wait.
     let mut locker = app.pool.begin().await.expect("begin");
-    sqlx::query("LOCK TABLE results IN ACCESS EXCLUSIVE MODE")
+    sqlx::query("LOCK TABLE game_stats IN ACCESS EXCLUSIVE MODE")
         .execute(&mut *locker)
         .await
-        .expect("lock results");
+        .expect("lock the statistics");
     let readers: Vec<_> = (0..8)
         .map(|_| {
             let url = app.http("/api/stats/gomoku");

@@ -79,6 +79,8 @@ pub struct LimitSettings {
     pub game_start_burst: u32,
     /// Games one table may hold.
     pub games_per_table: u32,
+    /// Records (moves and take-backs) past which a game allows no more take-backs.
+    pub undo_record_limit: u32,
     /// Chat lines one player may send a minute at one table (sustained) and at once.
     pub chat_lines_per_minute: u32,
     pub chat_burst: u32,
@@ -91,6 +93,7 @@ impl LimitSettings {
             game_starts_per_minute: self.game_starts_per_minute,
             game_start_burst: self.game_start_burst,
             games_per_table: self.games_per_table,
+            undo_record_limit: self.undo_record_limit,
             chat_lines_per_minute: self.chat_lines_per_minute,
             chat_burst: self.chat_burst,
         }

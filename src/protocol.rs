@@ -350,6 +350,9 @@ pub enum ErrorCode {
     /// The table holds as many games as a table may (`limits.games_per_table`): a new
     /// table is needed for more.
     TableFull,
+    /// The game holds as many records as take-backs are allowed up to
+    /// (`limits.undo_record_limit`): the game goes on, without more take-backs.
+    UndoLimit,
     /// This player's chat lines came too fast (`limits.chat_lines_per_minute`); the line
     /// was not sent.
     ChatTooFast,

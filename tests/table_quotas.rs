@@ -200,3 +200,40 @@ async fn stuck_readers_never_hold_up_a_move() {
     assert!(still_reading > 0, "the move waited until every reader had given up");
     assert!(statuses.iter().all(|status| *status == 503), "{statuses:?}");
 }
+
+/// Alone against the computer a take-back is instant: a game stops allowing them once it
+/// holds `limits.undo_record_limit` records, so its record stays bounded.
+#[tokio::test]
+async fn a_game_s_take_backs_end_at_its_record_limit() {
+    let app = spawn_app_with(|settings| {
+        settings.limits.undo_record_limit = 7;
+        settings.limits.messages_per_second = 10_000;
+        settings.limits.message_burst = 10_000;
+    })
+    .await;
+    let table = app
+        .gomoku_table(json!({"seating": "chosen", "undo": true, "opening": "free", "bots": {"1": "random"}}))
+        .await;
+    let mut person = app.client(&table).await;
+    person.hello().await;
+    person.sit(0, "Anna").await;
+    person.until("game_started").await;
+    // Each round: Anna's move, the computer's reply, and the take-back of both (3 records).
+    for _ in 0..2 {
+        person.send(json!({"type": "move", "move": {"at": "H8"}})).await;
+        while person.until("moved").await["seat"] != 1 {}
+        person.send(json!({"type": "offer_undo"})).await;
+        person.until("undone").await;
+    }
+    // 6 records; a move and the reply make 8: past the limit, the take-back is refused.
+    person.send(json!({"type": "move", "move": {"at": "H8"}})).await;
+    while person.until("moved").await["seat"] != 1 {}
+    person.send(json!({"type": "offer_undo"})).await;
+    let refused = person.until("error").await;
+    assert_eq!(refused["code"], "undo_limit", "{refused}");
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM moves")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count records");
+    assert_eq!(stored, 8);
+}

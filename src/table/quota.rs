@@ -30,6 +30,9 @@ pub struct QuotaSettings {
     /// Games one table may hold: at the limit no new series or casual game starts (a new
     /// table is one click away); a series under way is played to its end.
     pub games_per_table: u32,
+    /// A take-back is refused once the game holds this many records (moves and
+    /// take-backs): a game's record stays bounded however often moves are taken back.
+    pub undo_record_limit: u32,
     /// Chat lines one player (all their connections together) may send a minute,
     /// sustained…
     pub chat_lines_per_minute: u32,
@@ -43,6 +46,7 @@ impl Default for QuotaSettings {
             game_starts_per_minute: 6,
             game_start_burst: 10,
             games_per_table: 1000,
+            undo_record_limit: 1000,
             chat_lines_per_minute: 30,
             chat_burst: 5,
         }

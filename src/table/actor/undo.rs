@@ -7,6 +7,9 @@
 //! once (bots agree); between people every other person must accept, and a decline or any
 //! move ends the request.
 //!
+//! A game stops allowing take-backs once it holds `limits.undo_record_limit` records (1000),
+//! so its record stays bounded (alone against a bot, a take-back is instant).
+//!
 //! A take-back is stored as a record of its own in the move list (`takeback_to`: the
 //! number of moves the game keeps), so that replaying the records after a restart
 //! rebuilds exactly the line the players saw; the clocks go back to their readings after
@@ -60,6 +63,15 @@ impl TableActor {
         }
         if self.undo_keeps(seat).is_none() {
             return Err(Refusal::new(ErrorCode::NothingToUndo, "You have no move to take back."));
+        }
+        let limit = self.limits.quotas.undo_record_limit;
+        if self.playing()?.records >= limit {
+            return Err(Refusal::new(
+                ErrorCode::UndoLimit,
+                format!(
+                    "This game has {limit} moves and take-backs stored, as many as take-backs are allowed up to: play on."
+                ),
+            ));
         }
         if self.everyone_agrees(&[seat]) {
             return self.take_back(seat).await;

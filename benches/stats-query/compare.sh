@@ -5,7 +5,7 @@
 #
 #   compare.sh DB [STATEMENT...]      (default: stats_rewrite stats_summary stats_matview)
 #
-# Needs summary-ddl.sql (and matview-ddl.sql for stats_matview) applied to DB.
+# Needs migrations/0016_game_stats.sql (and matview-ddl.sql for stats_matview) applied to DB.
 set -euo pipefail
 db=$1; shift
 stmts=("$@"); [ ${#stmts[@]} -gt 0 ] || stmts=(stats_rewrite stats_summary stats_matview)
@@ -14,8 +14,8 @@ psql_cmd=${PSQL:-psql -X -h ${PGHOST:-/tmp/stats-pg} -U ${PGUSER:-postgres}}
 {
     echo "SET plan_cache_mode = force_custom_plan;"
     for f in current rewrite summary matview; do echo "\\i $here/$f.sql"; done
-    for game in gomoku lines_of_action krux bughouse; do
-        case $game in gomoku) keys='{variant,board_size}' ;; lines_of_action) keys='{simultaneous}' ;; *) keys='{}' ;; esac
+    for game in gomoku lines-of-action krux bughouse; do
+        case $game in gomoku) keys='{variant,board_size}' ;; lines-of-action) keys='{simultaneous}' ;; *) keys='{}' ;; esac
         for humans in false true; do
             echo "CREATE TEMP TABLE ref AS EXECUTE stats_current('$game', '$keys', $humans);"
             for s in "${stmts[@]}"; do

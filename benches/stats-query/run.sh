@@ -10,7 +10,7 @@
 #   current+idx        current.sql with those indexes
 #   rewrite+idx        rewrite.sql with those indexes
 #   rewrite+idx/generic
-#   summary            summary.sql (summary-ddl.sql applied here if missing)
+#   summary            summary.sql (migrations/0016_game_stats.sql applied here if missing)
 #   matview            matview.sql (matview-ddl.sql applied here if missing), and the
 #                      time of one REFRESH ... CONCURRENTLY
 #
@@ -45,7 +45,7 @@ for db in "$@"; do
     measure "$db" current+idx current.sql stats_current force_custom_plan
     measure "$db" rewrite+idx rewrite.sql stats_rewrite force_custom_plan
     measure "$db" rewrite+idx/generic rewrite.sql stats_rewrite force_generic_plan
-    if [ -z "$(q "$db" -Atc "SELECT to_regclass('game_stats')")" ]; then q "$db" -f "$here/summary-ddl.sql"; fi
+    if [ -z "$(q "$db" -Atc "SELECT to_regclass('game_stats')")" ]; then q "$db" -f "$here/../../migrations/0016_game_stats.sql"; fi
     measure "$db" summary summary.sql stats_summary force_custom_plan
     if [ -z "$(q "$db" -Atc "SELECT to_regclass('game_stats_mv')")" ]; then q "$db" -f "$here/matview-ddl.sql"; fi
     measure "$db" matview matview.sql stats_matview force_custom_plan

@@ -9,10 +9,10 @@
 -- Shape, modelled on what the server stores (src/table/settings.rs `to_json`, the games'
 -- settings and end reasons in src/games):
 -- - tables: 1..50 games each, skewed to few (mean ~17.7: ~56k tables at 10^6 games);
---   gomoku 55 %, lines_of_action 20 %, krux 15 %, bughouse 10 % of tables; the full flat
+--   gomoku 55 %, lines-of-action 20 %, krux 15 %, bughouse 10 % of tables; the full flat
 --   settings object (seating, time_control, bots, series, rated, ...); gomoku variant
---   free 80 % / exact5, board_size 15 70 % / 19; lines_of_action simultaneous draw 85 % /
---   mover-wins; 5 % of the lines_of_action, krux and bughouse tables (~2 % of all) have a
+--   free 80 % / exact5, board_size 15 70 % / 19; lines-of-action simultaneous draw 85 % /
+--   mover-wins; 5 % of the lines-of-action, krux and bughouse tables (~2 % of all) have a
 --   `start_position` (gomoku has none); 30 % of tables seat a bot (mostly 'hard'), so ~30 %
 --   of games have a bot seat (player_key NULL).
 -- - games: a table's games one after another from its creation, tables created over two
@@ -56,7 +56,7 @@ WITH draws AS MATERIALIZED (
 ), shaped AS (
     SELECT d.*,
            1 + floor(50 * d.r_games ^ 2)::int AS ngames,
-           CASE WHEN d.r_kind < 0.55 THEN 'gomoku' WHEN d.r_kind < 0.75 THEN 'lines_of_action'
+           CASE WHEN d.r_kind < 0.55 THEN 'gomoku' WHEN d.r_kind < 0.75 THEN 'lines-of-action'
                 WHEN d.r_kind < 0.90 THEN 'krux' ELSE 'bughouse' END AS game
       FROM draws d
 ), counted AS (
@@ -94,11 +94,11 @@ UPDATE seed_tables SET settings =
             'variant', CASE WHEN r_v1 < 0.8 THEN 'free' ELSE 'exact5' END,
             'board_size', CASE WHEN r_v2 < 0.7 THEN 15 ELSE 19 END,
             'opening', CASE WHEN r_v3 < 0.9 THEN 'center' ELSE 'free' END)
-        WHEN 'lines_of_action' THEN jsonb_build_object(
+        WHEN 'lines-of-action' THEN jsonb_build_object(
             'simultaneous', CASE WHEN r_v1 < 0.85 THEN 'draw' ELSE 'mover-wins' END)
         ELSE '{}'::jsonb END
     || CASE WHEN NOT has_start THEN '{}'::jsonb
-            WHEN game = 'lines_of_action' THEN '{"start_position": "b:.bbbbbb./w......w/w......w/w..b...w/w......w/w......w/w......w/.bbbbb.."}'::jsonb
+            WHEN game = 'lines-of-action' THEN '{"start_position": "b:.bbbbbb./w......w/w......w/w..b...w/w......w/w......w/w......w/.bbbbb.."}'::jsonb
             WHEN game = 'krux' THEN '{"start_position": "W:a1,b2,c3,d4/B:h8,g7,f6,e5/hole:d5"}'::jsonb
             ELSE '{"start_position": {"A": "r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R[] w KQkq - 2 3", "B": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1"}}'::jsonb END
     || jsonb_build_object(
@@ -146,7 +146,7 @@ CREATE TEMP TABLE seed_players AS
 SELECT g.gno, g.id AS game_id, g.table_id, g.number, g.started_at, s AS seat,
        CASE g.game WHEN 'gomoku' THEN (ARRAY['X', 'O'])[s + 1]
                    WHEN 'bughouse' THEN (ARRAY['A-white', 'A-black', 'B-white', 'B-black'])[s + 1]
-                   WHEN 'lines_of_action' THEN (ARRAY['black', 'white'])[s + 1]
+                   WHEN 'lines-of-action' THEN (ARRAY['black', 'white'])[s + 1]
                    ELSE (ARRAY['white', 'black'])[s + 1] END AS role,
        g.bots ->> s::text AS bot,
        (floor(random() * greatest(:games / 5, 10)))::int AS person
@@ -168,7 +168,7 @@ SELECT g.*,
                 WHEN 'gomoku' THEN CASE WHEN g.r_reason < 0.62 THEN 'five_in_a_row' WHEN g.r_reason < 0.84 THEN 'resignation'
                                         WHEN g.r_reason < 0.91 THEN 'time' WHEN g.r_reason < 0.96 THEN 'abandoned'
                                         WHEN g.r_reason < 0.99 THEN 'draw_agreed' ELSE 'board_full' END
-                WHEN 'lines_of_action' THEN CASE WHEN g.r_reason < 0.55 THEN 'connected' WHEN g.r_reason < 0.80 THEN 'resignation'
+                WHEN 'lines-of-action' THEN CASE WHEN g.r_reason < 0.55 THEN 'connected' WHEN g.r_reason < 0.80 THEN 'resignation'
                                         WHEN g.r_reason < 0.88 THEN 'time' WHEN g.r_reason < 0.93 THEN 'abandoned'
                                         WHEN g.r_reason < 0.95 THEN 'both_connected' WHEN g.r_reason < 0.97 THEN 'repetition'
                                         ELSE 'draw_agreed' END

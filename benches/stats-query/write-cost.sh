@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The write cost of game_stats (summary-ddl.sql): 10,000 transactions by pgbench, from one
+# The write cost of game_stats (migrations/0016_game_stats.sql): 10,000 transactions by pgbench, from one
 # client and from four at once (2,500 each), each adding to one game_stats row:
 #   upsert-hot      the upsert alone, on three rows shared by all clients (contention)
 #   upsert-own      the upsert alone, each client on its own row (no contention)

@@ -5,17 +5,16 @@
 use uuid::Uuid;
 
 use super::{Store, StoreError};
-use crate::table::series::SeriesResult;
 
 impl Store {
-    /// Marks the series `id` decided with `result`, if it still is in play (fenced with
-    /// the table's lease like every write of a table).
-    pub async fn end_series_early(&self, id: Uuid, result: SeriesResult) -> Result<(), StoreError> {
+    /// Marks the series `id` decided, won by side `winner` (`None`: a tie), if it still is
+    /// in play (fenced with the table's lease like every write of a table).
+    pub async fn end_series_early(&self, id: Uuid, winner: Option<u8>) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("end_series_early");
         let (table, node, epoch) = self.lease_args();
-        let (result, winner) = match result {
-            SeriesResult::Won { side } => ("win", Some(i16::from(side))),
-            SeriesResult::Tie => ("tie", None),
+        let (result, winner) = match winner {
+            Some(side) => ("win", Some(i16::from(side))),
+            None => ("tie", None),
         };
         sqlx::query(
             "UPDATE series SET status = 'decided', result = $2, winner = $3, ended_at = now()

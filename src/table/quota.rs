@@ -113,6 +113,13 @@ pub struct Spent {
     pub retry_after: Duration,
 }
 
+impl Spent {
+    /// The wait in whole seconds, rounded up (as a refusal's message says it).
+    pub fn seconds(&self) -> u128 {
+        self.retry_after.as_millis().div_ceil(1000)
+    }
+}
+
 fn quota(per_minute: u32, burst: u32) -> Quota {
     let per_minute = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
     let burst = NonZeroU32::new(burst).unwrap_or(NonZeroU32::MIN);

@@ -58,10 +58,12 @@ impl TableActor {
         quota::quotas(&mut self.quotas, &settings)
             .chat_line(&key)
             .map_err(|spent| {
-                let seconds = spent.retry_after.as_millis().div_ceil(1000);
                 Refusal::new(
                     ErrorCode::ChatTooFast,
-                    format!("You are chatting too fast: your next line may go in {seconds} s."),
+                    format!(
+                        "You are chatting too fast: your next line may go in {} s.",
+                        spent.seconds()
+                    ),
                 )
             })
     }

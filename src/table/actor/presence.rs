@@ -119,8 +119,7 @@ impl TableActor {
         let now = Instant::now();
         self.update_away(now);
         self.players_back();
-        // A person back at a table whose bots waited for one: they think again.
-        self.wake_bots();
+        let mut someone_back = false;
         loop {
             let changed = self.seats.iter().find_map(|(seat, holder)| {
                 let connected = self.is_present(holder?);
@@ -131,6 +130,7 @@ impl TableActor {
             if let Some(slot) = self.announced_presence.get_mut(usize::from(seat)) {
                 *slot = connected;
             }
+            someone_back |= connected;
             let away_ms = self.away_ms(seat, now);
             self.event(|version| ServerMsg::Presence {
                 version,
@@ -138,6 +138,10 @@ impl TableActor {
                 connected,
                 away_ms,
             });
+        }
+        // A person back at a table whose bots waited for one: they think again.
+        if someone_back {
+            self.wake_bots();
         }
         if self.audience.due.is_none() && self.audience.news(self.spectator_count()) {
             // The first change after a quiet second goes out at once; later ones wait

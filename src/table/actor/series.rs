@@ -207,8 +207,11 @@ impl TableActor {
     async fn end_series_early(&mut self) {
         let Some(state) = self.series.as_ref() else { return };
         let mut series = state.series.clone();
-        let result = series.end_early();
-        if let Err(err) = self.store.end_series_early(state.id, result).await {
+        let winner = match series.end_early() {
+            SeriesResult::Won { side } => Some(side),
+            SeriesResult::Tie => None,
+        };
+        if let Err(err) = self.store.end_series_early(state.id, winner).await {
             tracing::error!(table = %self.id, error = %err, "could not end a series its players left");
             self.interlude.next_game_at = Some(Instant::now() + TIMER_RETRY);
             return;
@@ -266,10 +269,12 @@ impl TableActor {
         quota::quotas(&mut self.quotas, &settings)
             .start_game()
             .map_err(|spent| {
-                let seconds = spent.retry_after.as_millis().div_ceil(1000);
                 Refusal::new(
                     ErrorCode::TooManyGames,
-                    format!("Games have started here too fast: the next may start in {seconds} s."),
+                    format!(
+                        "Games have started here too fast: the next may start in {} s.",
+                        spent.seconds()
+                    ),
                 )
             })
     }

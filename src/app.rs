@@ -18,6 +18,7 @@ use crate::store::leases::Membership;
 use crate::table::Tables;
 use crate::table::actor::{TableLimits, TableServices};
 use crate::table::identity::TokenIssuer;
+use crate::table::listing::ListingSink;
 use crate::table::registry::NodeRole;
 
 /// What every route and connection shares.
@@ -40,6 +41,8 @@ pub struct AppState {
     pub origins: Arc<OriginPolicy>,
     /// This node's name (`cluster.node_name`), shown by `/healthz`.
     pub node_name: Arc<str>,
+    /// This node's lobby (seeks, pairing, the lists).
+    pub lobby: crate::lobby::Lobby,
 }
 
 /// Limits how fast one client address (an IPv6 client: its /64; behind a trusted proxy:
@@ -86,10 +89,13 @@ impl App {
         let bots = BotPool::start(settings.bots.thread_count(), settings.bots.budgets())
             .with_bughouse_pace(settings.bots.bughouse_pace_ms);
         let secret = store.token_secret().await?;
+        let tokens = TokenIssuer::new(secret);
+        let (listings, listing_updates) = ListingSink::channel();
         let services = TableServices {
             limits,
             bots,
-            tokens: TokenIssuer::new(secret),
+            tokens: Arc::new(tokens),
+            listings,
         };
         // This process joins the cluster (of one, unless other nodes share the database).
         let cluster = &settings.cluster;
@@ -101,6 +107,10 @@ impl App {
             id: membership.id,
             handoff_wait: std::time::Duration::from_millis(cluster.handoff_wait_ms),
         };
+        // The lobby's tasks run before any table does, so that no listing is missed.
+        let lobby = crate::lobby::Lobby::new(store.clone(), membership.id, tokens, &settings);
+        crate::lobby::view::spawn(lobby.clone(), shutdown.clone());
+        crate::lobby::publisher::spawn(store.clone(), membership.id, listing_updates, shutdown.clone());
         let tables = Tables::new(store.clone(), services, shutdown.clone(), tracker.clone(), role);
         match tables.adopt_orphans().await {
             Ok(0) => {}
@@ -140,6 +150,7 @@ impl App {
             clients,
             origins,
             node_name,
+            lobby,
         };
         Ok(App { listener, state, node })
     }

@@ -19,6 +19,7 @@ pub struct Settings {
     pub limits: LimitSettings,
     pub bots: BotSettings,
     pub cluster: ClusterSettings,
+    pub lobby: LobbySettings,
     pub metrics: MetricsSettings,
     pub log: LogSettings,
 }
@@ -69,6 +70,8 @@ pub struct LimitSettings {
     pub name_max_chars: usize,
     pub idle_table_seconds: u64,
     pub tables_per_minute: u32,
+    /// Seeks and accepts one client address may send the lobby per minute.
+    pub seeks_per_minute: u32,
     /// How long a connection may take to send a request's head (from opening, or from the
     /// previous answer) and again its body; then it is closed.
     pub request_read_timeout_ms: u64,
@@ -98,6 +101,15 @@ impl LimitSettings {
             chat_burst: self.chat_burst,
         }
     }
+}
+
+/// The lobby (docs/protocol.md, section 7).
+#[derive(Debug, Clone, Deserialize)]
+pub struct LobbySettings {
+    /// How long a seek outlives its owner's last lobby connection (a reload).
+    pub seek_grace_seconds: u64,
+    /// Never pair two people from one client address.
+    pub refuse_same_address: bool,
 }
 
 #[derive(Debug, Clone, Deserialize)]

@@ -26,6 +26,7 @@ pub mod cluster;
 pub mod config;
 pub mod games;
 pub mod http;
+pub mod lobby;
 pub mod metrics;
 pub mod perft;
 pub mod protocol;

@@ -60,6 +60,10 @@ pub const BOT_THREADS_BUSY: &str = "spelbord_bot_threads_busy";
 pub const BOT_SEARCHES_QUEUED: &str = "spelbord_bot_searches_queued";
 /// Requests or messages refused by a rate limit or a cap, by `limit` (counter).
 pub const RATE_LIMITED: &str = "spelbord_rate_limited_total";
+/// Open lobby connections (gauge).
+pub const LOBBY_CONNECTIONS: &str = "spelbord_lobby_connections";
+/// Lobby seeks and accepts, by outcome: `paired`, `waiting`, `refused` (counter).
+pub const LOBBY_SEEKS: &str = "spelbord_lobby_seeks_total";
 
 /// Histogram buckets for every `*_seconds` metric: from half a millisecond (a move on an
 /// idle server) to ten seconds (the database's statement timeout).
@@ -118,6 +122,11 @@ pub fn install() -> PrometheusHandle {
 /// The `# HELP` line and unit of every metric.
 fn describe() {
     describe_gauge!(WS_CONNECTIONS, "Open WebSocket connections.");
+    describe_gauge!(LOBBY_CONNECTIONS, "Open lobby connections.");
+    describe_counter!(
+        LOBBY_SEEKS,
+        "Lobby seeks and accepts, by outcome (paired, waiting, refused)."
+    );
     describe_counter!(
         WS_CLOSES,
         "WebSocket connections closed, by the close code the server sent (\"none\": the client left first or the socket failed)."
@@ -183,6 +192,16 @@ impl Drop for Counted {
 /// Counts one open WebSocket connection.
 pub fn open_connection() -> Counted {
     Counted::new(WS_CONNECTIONS)
+}
+
+/// A lobby connection opened (`1`) or closed (`-1`).
+pub fn lobby_connections(delta: i8) {
+    gauge!(LOBBY_CONNECTIONS).increment(f64::from(delta));
+}
+
+/// A seek or an accept reached the pairing with this outcome.
+pub fn lobby_seek(outcome: &'static str) {
+    counter!(LOBBY_SEEKS, "outcome" => outcome).increment(1);
 }
 
 /// A WebSocket connection closed; `code` is the close code the server sent, if it sent one.
@@ -335,6 +354,8 @@ pub enum Limit {
     TableCreations,
     /// Concurrent connections from one address.
     Connections,
+    /// Lobby seeks one address may send per minute (`limits.seeks_per_minute`).
+    Seeks,
 }
 
 impl Limit {
@@ -343,6 +364,7 @@ impl Limit {
             Limit::Messages => "messages",
             Limit::TableCreations => "table_creations",
             Limit::Connections => "connections",
+            Limit::Seeks => "seeks",
         }
     }
 }

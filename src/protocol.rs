@@ -356,6 +356,22 @@ pub enum ErrorCode {
     /// This player's chat lines came too fast (`limits.chat_lines_per_minute`); the line
     /// was not sent.
     ChatTooFast,
+    /// The lobby: no such pool.
+    UnknownPool,
+    /// The lobby: a rating range upside down or out of bounds.
+    BadRange,
+    /// The lobby: the seek was paired, cancelled, or never existed.
+    SeekGone,
+    /// The lobby: `accept` of one's own seek.
+    OwnSeek,
+    /// The lobby: a rating outside the other's range.
+    OutOfRange,
+    /// The lobby: `cancel` or `play_bots` of another person's seek.
+    NotYourSeek,
+    /// The lobby: seeks from one address came too fast.
+    TooManySeeks,
+    /// The lobby: both people come from one address, which the operator refuses.
+    SameAddress,
 }
 
 /// A seat as everyone sees it.

@@ -58,7 +58,7 @@ async fn create_answers_201_with_a_shareable_link_and_stores_the_table() {
             "variant": "exact5", "board_size": 19, "opening": "center", "seating": "random",
             "time_control": {"kind": "none"}, "grace_seconds": 60, "on_absence": "loss", "bots": {},
             "series": "single", "next_first": "alternate", "series_pause_seconds": 10,
-            "rated": false, "undo": false
+            "rated": false, "undo": false, "listed": false
         })
     );
 }

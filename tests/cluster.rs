@@ -193,6 +193,7 @@ impl Node {
             .env("APP__SERVER__TRUSTED_PROXIES", "127.0.0.1")
             .env("APP__LIMITS__TABLES_PER_MINUTE", "1000")
             .env("APP__LIMITS__CONNECTIONS_PER_ADDRESS", "0")
+            .env("APP__LIMITS__SEEKS_PER_MINUTE", "100000")
             .env("RUST_LOG", "info")
             .env("NO_COLOR", "1")
             .stdin(Stdio::null())
@@ -699,9 +700,10 @@ fn check_leases(samples: &[Sample], settled: Instant) -> usize {
     changes
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn nodes_behind_haproxy_hand_tables_over_and_a_stale_node_stores_nothing() {
-    let Some(haproxy) = haproxy_binary() else {
+/// HAProxy, or `None` (said on stderr) when this machine lacks it outside CI.
+fn haproxy_or_skip() -> Option<PathBuf> {
+    let found = haproxy_binary();
+    if found.is_none() {
         let missing = "HAProxy (`apt-get install haproxy`, or HAPROXY=/path/to/haproxy)";
         if std::env::var("CI").is_ok_and(|ci| ci == "true") {
             panic!("CI must run the cluster test, but this machine lacks {missing}");
@@ -711,6 +713,13 @@ async fn nodes_behind_haproxy_hand_tables_over_and_a_stale_node_stores_nothing()
             std::io::stderr(),
             "skipped the cluster test: this machine lacks {missing} (with CI=true this fails)"
         );
+    }
+    found
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nodes_behind_haproxy_hand_tables_over_and_a_stale_node_stores_nothing() {
+    let Some(haproxy) = haproxy_or_skip() else {
         return;
     };
     let began = Instant::now();
@@ -917,4 +926,148 @@ async fn nodes_behind_haproxy_hand_tables_over_and_a_stale_node_stores_nothing()
         samples.len(),
         began.elapsed()
     );
+}
+
+/// A lobby WebSocket.
+type Lobby = WebSocketStream<MaybeTlsStream<TcpStream>>;
+
+/// A lobby connection through the proxy that said hello: the socket, the node that serves
+/// it (the proxy's `X-Served-By`) and the person's token.
+async fn lobby_person(cluster: &Cluster) -> (Lobby, String, String) {
+    let (mut ws, response) = tokio_tungstenite::connect_async(format!("{}/ws/lobby", cluster.ws()))
+        .await
+        .expect("the lobby connects through the proxy");
+    let node = response
+        .headers()
+        .get("x-served-by")
+        .and_then(|value| value.to_str().ok())
+        .expect("the proxy names the node")
+        .to_owned();
+    ws.send(Message::text(json!({"type": "hello"}).to_string()))
+        .await
+        .expect("hello");
+    let welcome = lobby_until(&mut ws, &["welcome"]).await;
+    let token = welcome["token"].as_str().expect("a token").to_owned();
+    (ws, node, token)
+}
+
+/// Reads a lobby connection until a message of one of `kinds`.
+async fn lobby_until(ws: &mut Lobby, kinds: &[&str]) -> Value {
+    let read = async {
+        loop {
+            match ws.next().await {
+                Some(Ok(Message::Text(text))) => {
+                    let message: Value = serde_json::from_str(text.as_str()).expect("JSON");
+                    if kinds.iter().any(|kind| message["type"] == *kind) {
+                        return message;
+                    }
+                }
+                Some(Ok(_)) => continue,
+                other => panic!("the lobby connection ended: {other:?}"),
+            }
+        }
+    };
+    timeout(Duration::from_secs(30), read)
+        .await
+        .expect("an answer within 30 s")
+}
+
+/// The lobby through HAProxy on three real nodes (docs/architecture.md, "The lobby"): 50
+/// people, spread over the nodes by the proxy, seek at once in one pool and are paired
+/// exactly once, into 25 tables of two; then a node is SIGKILLed while one of its people
+/// waits: that seek is never paired with anyone (a newcomer on a living node waits
+/// instead), and the living nodes delete it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_lobby_pairs_across_nodes_exactly_once_and_never_with_a_killed_node_s_seekers() {
+    let Some(haproxy) = haproxy_or_skip() else {
+        return;
+    };
+    let mut cluster = Cluster::start(haproxy).await;
+    let mut people = Vec::new();
+    for _ in 0..50 {
+        people.push(lobby_person(&cluster).await);
+    }
+    let nodes: std::collections::HashSet<String> = people.iter().map(|(_, node, _)| node.clone()).collect();
+    assert!(nodes.len() > 1, "the proxy spreads the lobby over the nodes: {nodes:?}");
+    let answers = join_all(people.iter_mut().map(|(ws, _, _)| async move {
+        ws.send(Message::text(
+            json!({"type": "seek", "pool": "gomoku/10+0"}).to_string(),
+        ))
+        .await
+        .expect("seek");
+        let first = lobby_until(ws, &["seeking", "paired", "error"]).await;
+        if first["type"] == "seeking" {
+            lobby_until(ws, &["paired"]).await
+        } else {
+            first
+        }
+    }))
+    .await;
+    let mut tables: HashMap<String, Vec<usize>> = HashMap::new();
+    for (index, answer) in answers.iter().enumerate() {
+        assert_eq!(answer["type"], "paired", "{answer}");
+        tables
+            .entry(answer["table"].as_str().expect("a table").to_owned())
+            .or_default()
+            .push(index);
+    }
+    assert_eq!(tables.len(), 25, "{tables:?}");
+    assert!(tables.values().all(|members| members.len() == 2), "{tables:?}");
+    let across = tables
+        .values()
+        .filter(|members| people[members[0]].1 != people[members[1]].1)
+        .count();
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM tables")
+        .fetch_one(&cluster.pool)
+        .await
+        .expect("count");
+    assert_eq!(stored, 25);
+    println!(
+        "lobby: 50 seekers on {} nodes paired into 25 tables, {across} of them across nodes",
+        nodes.len()
+    );
+
+    // One person waits on the node about to die.
+    let (mut waiting, node, _) = lobby_person(&cluster).await;
+    waiting
+        .send(Message::text(json!({"type": "seek", "pool": "krux/10+0"}).to_string()))
+        .await
+        .expect("seek");
+    assert_eq!(lobby_until(&mut waiting, &["seeking"]).await["type"], "seeking");
+    let doomed = cluster.node(&node);
+    cluster.nodes[doomed].kill().await;
+    // A newcomer on a living node is not paired with the dead node's seeker.
+    let newcomer = loop {
+        let candidate = lobby_person(&cluster).await;
+        if candidate.1 != node {
+            break candidate;
+        }
+    };
+    let (mut newcomer, _, _) = newcomer;
+    newcomer
+        .send(Message::text(json!({"type": "seek", "pool": "krux/10+0"}).to_string()))
+        .await
+        .expect("seek");
+    let answer = lobby_until(&mut newcomer, &["seeking", "paired", "error"]).await;
+    assert_eq!(answer["type"], "seeking", "{answer}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let left: i64 = sqlx::query_scalar("SELECT count(*) FROM lobby_seeks")
+            .fetch_one(&cluster.pool)
+            .await
+            .expect("count");
+        if left == 1 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the killed node's seek is deleted by the living"
+        );
+        sleep(Duration::from_millis(200)).await;
+    }
+    let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM tables")
+        .fetch_one(&cluster.pool)
+        .await
+        .expect("count");
+    assert_eq!(stored, 25, "nobody was paired with the killed node's seeker");
 }

@@ -44,6 +44,7 @@ pub fn router(state: AppState) -> Router {
         .route("/stats", get(page::stats_page).layer(CompressionLayer::new()))
         .route("/rules/{game}", get(rules::rules_page).layer(CompressionLayer::new()))
         .route("/ws/tables/{id}", any(crate::ws::upgrade))
+        .route("/ws/lobby", any(crate::ws::lobby::upgrade))
         .route("/t/{id}", get(page::table_page).layer(CompressionLayer::new()))
         .route("/new", get(page::new_table_page).layer(CompressionLayer::new()))
         .route(

@@ -10,6 +10,7 @@
 //! - [`ratings`]: players' ratings, updated with each rated game's result.
 //! - [`series`]: a series ended early, its players gone.
 //! - [`stats`]: won-game statistics per game, counted in SQL.
+//! - [`lobby`]: the lobby's seeks, pairing (with the table it makes) and listed tables.
 //! - [`leases`]: nodes, and which node serves each table (with the fence every write checks).
 //!
 //! Every write the table actor depends on is awaited before the actor tells anyone about
@@ -18,6 +19,7 @@
 pub mod chat;
 pub mod games;
 pub mod leases;
+pub mod lobby;
 pub mod local_pg;
 pub mod ratings;
 pub mod records;

@@ -15,6 +15,7 @@ mod bots;
 mod chat;
 mod draws;
 mod game;
+mod lobby;
 mod premove;
 mod presence;
 mod ratings;
@@ -23,7 +24,9 @@ mod seating;
 mod series;
 mod undo;
 
+pub use lobby::ARRIVAL_WAIT;
 pub use restore::{CORRESPONDENCE_RESTART_GRACE, RestoreError};
+pub(crate) use seating::is_format_char;
 
 use game::sentence;
 
@@ -48,6 +51,7 @@ use super::clock::Clocks;
 use super::handle::TableHandle;
 use super::history::{Catchup, History};
 use super::identity::{PlayerKey, PlayerToken, TokenIssuer};
+use super::listing::ListingSink;
 use super::move_list::MoveList;
 use super::msg::{ConnId, Frame, TableCmd};
 use super::queue::{self, OutboxSender, TrySendError};
@@ -73,8 +77,11 @@ const TIMER_RETRY: Duration = Duration::from_secs(1);
 pub struct TableServices {
     pub limits: Arc<TableLimits>,
     pub bots: BotPool,
-    /// Issues player tokens and recognises the ones the server issued.
-    pub tokens: TokenIssuer,
+    /// Issues player tokens and recognises the ones the server issued (one for every
+    /// table: its secret is 64 bytes).
+    pub tokens: Arc<TokenIssuer>,
+    /// Where listed tables send what the lobby shows of them.
+    pub listings: ListingSink,
 }
 
 /// Limits a table enforces.
@@ -198,7 +205,7 @@ pub struct TableActor {
     /// The search threads bots think on.
     bots: BotPool,
     /// Issues player tokens and recognises the server's own.
-    tokens: TokenIssuer,
+    tokens: Arc<TokenIssuer>,
     /// Searches under way and bots waiting, per seat.
     bot_seats: BotSeats,
     /// Where the search threads send their answers; made when a bot first thinks (a
@@ -224,6 +231,13 @@ pub struct TableActor {
     /// At a rated table: the seated people's ratings in this game, as last read or
     /// updated by this table's games (only shown; the store rates from its own rows).
     ratings: HashMap<PlayerKey, crate::ratings::Rating>,
+    /// Where the table's lobby listing goes (listed tables).
+    listings: ListingSink,
+    /// The lobby listing is out of date (sent after the command or timer at hand).
+    listing_dirty: bool,
+    /// Every seat was taken before the table opened (the lobby paired its people): the
+    /// first game starts when all are here, and at this instant the absent lose their seats.
+    arrivals_until: Option<Instant>,
 }
 
 /// The next bot answer, once the table has a bot channel (until then, never).
@@ -237,8 +251,14 @@ async fn bot_answer(answers: &mut Option<mpsc::UnboundedReceiver<Box<BotAnswer>>
 impl TableActor {
     /// A table with free seats and no game yet.
     fn new(id: &str, settings: TableSettings, store: Store, services: TableServices) -> TableActor {
-        let TableServices { limits, bots, tokens } = services;
+        let TableServices {
+            limits,
+            bots,
+            tokens,
+            listings,
+        } = services;
         let seat_count = settings.game.seat_count();
+        let settings_listed = settings.listed;
         TableActor {
             gauge: crate::metrics::TableGauge::new(settings.kind().id()),
             move_metrics: crate::metrics::MoveMetrics::new(settings.kind().id()),
@@ -271,6 +291,9 @@ impl TableActor {
             current: None,
             retry_at: None,
             ratings: HashMap::new(),
+            listing_dirty: settings_listed,
+            listings,
+            arrivals_until: None,
         }
     }
 
@@ -354,6 +377,9 @@ impl TableActor {
         tokio::pin!(handing_over);
         let stop = loop {
             self.gauge.set(self.status());
+            if self.listing_dirty {
+                self.publish_listing();
+            }
             let wake_at = self.wake_at();
             let idle_at = self.idle_at(wake_at);
             if bot_answers.is_none() {
@@ -398,6 +424,7 @@ impl TableActor {
         // 1012) and this node's registry serves the next request afresh.
         inbox.close();
         drop(inbox);
+        self.unlist();
         if matches!(stop, Stop::Idle | Stop::HandOver)
             && let Some(lease) = self.store.lease()
             && let Err(err) = Box::pin(self.store.release_stopped_table(lease)).await
@@ -456,6 +483,10 @@ impl TableActor {
                     self.send_to(conn, &error);
                 }
             }
+        }
+        // A table made by pairing starts when its people are here (a `hello` made one).
+        if self.arrivals_until.is_some() {
+            self.start_if_arrived().await;
         }
     }
 
@@ -744,7 +775,9 @@ impl TableActor {
     fn event(&mut self, build: impl FnOnce(u64) -> ServerMsg) {
         self.version += 1;
         self.shared_version.store(self.version, Ordering::Release);
-        let frame = Frame::from(build(self.version).to_text());
+        let msg = build(self.version);
+        self.listing_dirty |= Self::changes_listing(&msg);
+        let frame = Frame::from(msg.to_text());
         self.history.push(self.version, frame.clone());
         let failed: Vec<(ConnId, bool)> = self
             .conns
@@ -839,7 +872,8 @@ mod tests {
                 quotas: Default::default(),
             }),
             bots: crate::bots::pool::BotPool::start(1, Default::default()),
-            tokens: TokenIssuer::random(),
+            tokens: Arc::new(TokenIssuer::random()),
+            listings: ListingSink::default(),
         };
         let settings = TableSettings::read("gomoku", None).expect("default settings");
         TableActor::new("abcdefghij", settings, Store::new(pool), services)

@@ -20,6 +20,7 @@ pub mod clock;
 pub mod handle;
 pub mod history;
 pub mod identity;
+pub mod listing;
 pub mod move_list;
 pub mod msg;
 pub mod queue;

@@ -78,6 +78,8 @@ pub struct TableSettings {
     pub rated: bool,
     /// Whether players may take moves back (casual tables only).
     pub undo: bool,
+    /// Shown in the lobby (open seats, the game to watch); private (by link only) otherwise.
+    pub listed: bool,
     /// Seats the computer takes when the table is created, with their strength.
     pub bots: BTreeMap<Seat, Strength>,
     pub seating: Seating,
@@ -172,6 +174,7 @@ impl TableSettings {
         };
         let rated = read_flag(&mut reader, "rated")?;
         let undo = read_flag(&mut reader, "undo")?;
+        let listed = read_flag(&mut reader, "listed")?;
         if rated && serde_json::to_value(&game).is_ok_and(|g| !g["start_position"].is_null()) {
             return Err(SettingError::new(
                 "settings.start_position",
@@ -199,6 +202,7 @@ impl TableSettings {
             series_pause: Duration::from_secs(series_pause),
             rated,
             undo,
+            listed,
             bots,
             seating,
             time_control,
@@ -247,6 +251,7 @@ impl TableSettings {
         map.insert("series_pause_seconds".into(), Value::from(self.series_pause.as_secs()));
         map.insert("rated".into(), Value::from(self.rated));
         map.insert("undo".into(), Value::from(self.undo));
+        map.insert("listed".into(), Value::from(self.listed));
         Value::Object(map)
     }
 }
@@ -319,7 +324,7 @@ mod tests {
                 "seating": "random", "time_control": {"kind": "none"},
                 "grace_seconds": 60, "on_absence": "loss", "bots": {},
                 "series": "single", "next_first": "alternate", "series_pause_seconds": 10,
-                "rated": false, "undo": false,
+                "rated": false, "undo": false, "listed": false,
                 "variant": "free", "board_size": 15, "opening": "center"
             })
         );

@@ -125,6 +125,33 @@ impl TimeControl {
     }
 
     /// The wire name of the kind.
+    /// A short label for lists (the lobby): `untimed`, `{minutes}+{increment seconds}`
+    /// (`5+3`, sudden death `3+0`), `{seconds}s/move`, or `{n}d`/`{n}h` per move.
+    pub fn label(self) -> String {
+        let minutes = |base: Duration| {
+            let seconds = base.as_secs();
+            if seconds.is_multiple_of(60) {
+                (seconds / 60).to_string()
+            } else {
+                format!("{:.1}", seconds as f64 / 60.0)
+            }
+        };
+        match self {
+            TimeControl::None => "untimed".into(),
+            TimeControl::SuddenDeath { base } => format!("{}+0", minutes(base)),
+            TimeControl::Fischer { base, increment } => format!("{}+{}", minutes(base), increment.as_secs()),
+            TimeControl::PerMove { per_move } => format!("{}s/move", per_move.as_secs()),
+            TimeControl::Correspondence {
+                per_move,
+                unit: CorrespondenceUnit::Days,
+            } => format!("{}d", per_move.as_secs() / 86_400),
+            TimeControl::Correspondence {
+                per_move,
+                unit: CorrespondenceUnit::Hours,
+            } => format!("{}h", per_move.as_secs() / 3_600),
+        }
+    }
+
     pub fn kind(self) -> &'static str {
         match self {
             TimeControl::None => "none",
@@ -207,6 +234,24 @@ fn whole(map: &mut Map<String, Value>, key: &str, min: u64, max: u64) -> Result<
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn labels_are_short() {
+        let read = |value| TimeControl::read(Some(value)).expect("a time control");
+        assert_eq!(TimeControl::None.label(), "untimed");
+        assert_eq!(
+            read(json!({"kind": "fischer", "base_seconds": 300, "increment_seconds": 3})).label(),
+            "5+3"
+        );
+        assert_eq!(
+            read(json!({"kind": "sudden_death", "base_seconds": 180})).label(),
+            "3+0"
+        );
+        assert_eq!(
+            read(json!({"kind": "sudden_death", "base_seconds": 90})).label(),
+            "1.5+0"
+        );
+    }
     use super::*;
 
     fn read(value: Value) -> Result<TimeControl, SettingError> {

@@ -28,7 +28,7 @@ use crate::table::msg::{ConnId, Frame};
 use crate::table::queue::{OutboxReceiver, outbox};
 
 /// A client that does not take a frame within this long is dropped as too slow.
-const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+pub(super) const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long the server waits for the client's close frame after sending its own, reading
 /// (and dropping) whatever the client sent meanwhile. Closing the socket with a client's
@@ -36,19 +36,19 @@ const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// may then fail with the reset instead of reading the close frame and its code (1012 says
 /// "connect again": a move sent while a table moves to another node must not turn it into
 /// a broken connection).
-const CLOSE_WAIT: Duration = Duration::from_secs(1);
+pub(super) const CLOSE_WAIT: Duration = Duration::from_secs(1);
 
 /// The most queued frames written with one flush (one `send` system call when they fit the
 /// write buffer); the rest wait for the next turn of the loop, so pings and the client's
 /// frames are not starved.
 const FRAMES_PER_FLUSH: usize = 32;
 
-static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
+pub(super) static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
 /// Why a connection ended: each way out of the loop, with the close code the server sends
 /// for it and the reason it logs (once, at info level).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Ending {
+pub(super) enum Ending {
     /// The server is shutting down (its tables stop with it).
     Restart,
     /// The table stopped here because another node serves it now (or will: it was asked
@@ -73,7 +73,7 @@ enum Ending {
 
 impl Ending {
     /// The close code the server sends, if it sends one.
-    fn sent_code(self) -> Option<u16> {
+    pub(super) fn sent_code(self) -> Option<u16> {
         match self {
             Ending::Restart | Ending::Moved => Some(close_code::RESTART),
             Ending::TooSlow => Some(close_code::AGAIN),
@@ -86,7 +86,7 @@ impl Ending {
     }
 
     /// The reason, as sent in the close frame and logged.
-    fn reason(self) -> &'static str {
+    pub(super) fn reason(self) -> &'static str {
         match self {
             Ending::Restart => "the server is restarting",
             Ending::Moved => "the table moved to another server",
@@ -102,7 +102,7 @@ impl Ending {
 
     /// What a failed read means: the WebSocket layer's own limits and checks, or a socket
     /// that is gone.
-    fn of_read_error(err: axum::Error) -> Ending {
+    pub(super) fn of_read_error(err: axum::Error) -> Ending {
         use tungstenite::error::{Error, ProtocolError};
         let Ok(err) = err.into_inner().downcast::<Error>() else {
             return Ending::Broken;
@@ -253,7 +253,7 @@ pub async fn serve(
 
 /// Reads until the client's close frame (or the end of the stream), dropping what comes
 /// before it: the server has closed, the client's last frames are answered by nothing.
-async fn client_close(stream: &mut SplitStream<WebSocket>) {
+pub(super) async fn client_close(stream: &mut SplitStream<WebSocket>) {
     while let Some(Ok(message)) = stream.next().await {
         if matches!(message, Message::Close(_)) {
             break;
@@ -263,7 +263,7 @@ async fn client_close(stream: &mut SplitStream<WebSocket>) {
 
 /// Writes `first` and whatever else the table has queued (up to [`FRAMES_PER_FLUSH`]),
 /// then flushes once: frames that arrive together leave in one system call.
-async fn send_queued(
+pub(super) async fn send_queued(
     sink: &mut SplitSink<WebSocket, Message>,
     first: Frame,
     frames: &mut OutboxReceiver,
@@ -280,7 +280,7 @@ async fn send_queued(
 }
 
 /// Sends one message; the connection's ending if the client is gone or too slow to take it.
-async fn send(sink: &mut SplitSink<WebSocket, Message>, msg: Message) -> Result<(), Ending> {
+pub(super) async fn send(sink: &mut SplitSink<WebSocket, Message>, msg: Message) -> Result<(), Ending> {
     within_send_timeout(sink.send(msg)).await
 }
 
@@ -305,7 +305,7 @@ fn error(table: &TableHandle, code: ErrorCode, message: String, reference: Optio
     Message::Text(msg.to_text().into())
 }
 
-fn rate_limiter(limits: &LimitSettings) -> DefaultDirectRateLimiter {
+pub(super) fn rate_limiter(limits: &LimitSettings) -> DefaultDirectRateLimiter {
     let per_second = NonZeroU32::new(limits.messages_per_second).unwrap_or(NonZeroU32::MIN);
     let burst = NonZeroU32::new(limits.message_burst).unwrap_or(per_second);
     RateLimiter::direct_with_clock(Quota::per_second(per_second).allow_burst(burst), shared_clock())

@@ -5,6 +5,7 @@
 
 pub mod connection;
 pub mod liveness;
+pub mod lobby;
 
 use axum::Extension;
 use axum::extract::{Path, Query, State, WebSocketUpgrade};
@@ -21,16 +22,16 @@ use crate::http::error::ApiError;
 /// The read buffer per socket: small, because a server holds many idle sockets and a
 /// client's messages are short (a larger message is read in several goes). Every read
 /// first zero-fills this much of the buffer, so a large one costs CPU on every frame too.
-const READ_BUFFER: usize = 256;
+pub(crate) const READ_BUFFER: usize = 256;
 
 /// Frames queued for a socket are written together until they reach this many bytes.
-const WRITE_BUFFER: usize = 8 * 1024;
+pub(crate) const WRITE_BUFFER: usize = 8 * 1024;
 
 /// A single frame up to this many times the message limit is read in full before it is
 /// refused: a message over the limit is then answered with close code 1009 on a socket
 /// with nothing left unread (closing one with unread data resets it, and the client would
 /// lose the close frame). Larger frames are refused from their header.
-const FRAME_SLACK: usize = 4;
+pub(crate) const FRAME_SLACK: usize = 4;
 
 /// The query of a WebSocket URL.
 #[derive(Debug, Deserialize)]

@@ -171,7 +171,8 @@ pub async fn tables(store: Store) -> Tables {
             },
         }),
         bots: BotPool::start(1, Budgets::default()),
-        tokens: TokenIssuer::random(),
+        tokens: std::sync::Arc::new(TokenIssuer::random()),
+        listings: Default::default(),
     };
     Tables::new(store, services, CancellationToken::new(), TaskTracker::new(), node)
 }

@@ -255,6 +255,9 @@ impl TableActor {
     /// When the table's timer should next wake: the next flag or end of a grace in the
     /// game in progress, or the end of the pause before a series' next game.
     pub(super) fn wake_at(&self) -> Option<Instant> {
+        if let Some(at) = self.arrivals_until {
+            return Some(at);
+        }
         if let Some(at) = self.interlude.next_game_at {
             return Some(self.retry_at.map_or(at, |retry| retry.max(at)));
         }
@@ -273,6 +276,10 @@ impl TableActor {
     pub(super) async fn settle_timers(&mut self) {
         let now = Instant::now();
         if self.retry_at.is_some_and(|retry| now < retry) {
+            return;
+        }
+        if self.arrivals_until.is_some_and(|at| at <= now) {
+            self.arrivals_over().await;
             return;
         }
         if self.interlude.next_game_at.is_some_and(|at| at <= now) {

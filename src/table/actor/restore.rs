@@ -96,6 +96,8 @@ impl TableActor {
                 actor.interlude.next_game_at = Some(Instant::now() + left);
             }
         }
+        // A table the lobby made: its people are awaited before its first game.
+        actor.expect_arrivals();
         // Nobody is connected yet: every seated player of a game in play gets a grace.
         actor.sync_presence();
         actor.wake_bots();

@@ -452,7 +452,7 @@ impl TableActor {
 /// reorder what is shown: soft hyphen, Arabic letter mark, Mongolian vowel separator,
 /// zero-width and directional marks, bidirectional embeddings, overrides and isolates,
 /// invisible operators, the byte-order mark, interlinear annotations and tags.
-fn is_format_char(c: char) -> bool {
+pub(crate) fn is_format_char(c: char) -> bool {
     matches!(
         c,
         '\u{00AD}'

@@ -53,6 +53,7 @@ const ASSETS: &[Asset] = assets![
     "js/home.js",
     "js/i18n.js",
     "js/input.js",
+    "js/lobby.js",
     "js/net.js",
     "js/new-table.js",
     "js/records.js",

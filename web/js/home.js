@@ -120,3 +120,11 @@ document.getElementById("join").addEventListener("submit", async (event) => {
   joinError.textContent = "";
   location.assign("/t/" + match[1]);
 });
+
+// The lobby below the games (js/lobby.js): quick pairing, open challenges, open tables, games to
+// watch. Loaded after the buttons above work; its "Play the computer instead" creates the table
+// as the game's own button does.
+import("./lobby.js").then(({ startLobby }) => startLobby({
+  playComputer: (game) => play(document.querySelector(`.game[data-game="${game}"]`), true),
+  strength,
+}));

@@ -1,5 +1,11 @@
 // The table's WebSocket, kept open: reconnects with a jittered backoff, resumes with `?since=`,
-// pings and counts a silent connection as lost (docs/protocol.md, "Resuming").
+// pings and counts a silent connection as lost (docs/protocol.md, "Resuming"). The lobby's
+// (`/ws/lobby`, docs/protocol.md section 7) is kept open the same way, without resuming.
+
+/** The wait before the next attempt after `retries` failures in a row: growing, jittered. */
+function retryDelay(retries) {
+  return Math.min(10000, 500 * 2 ** retries) * (0.8 + Math.random() * 0.4);
+}
 
 /**
  * Opens `/ws/tables/{tableId}` and keeps it open. The first time (or after a restart) the
@@ -59,7 +65,7 @@ export function connectTable(tableId, hooks) {
     if (ws.readyState < 2) ws.close();
     if (gone) return;
     hooks.status("reconnecting");
-    const delay = Math.min(10000, 500 * 2 ** retries) * (0.8 + Math.random() * 0.4);
+    const delay = retryDelay(retries);
     retries += 1;
     // A second failure in a row means the server was down: it may have restarted.
     if (retries >= 2) fresh = true;
@@ -96,4 +102,68 @@ export function connectTable(tableId, hooks) {
 
   connect();
   return { send, resync };
+}
+
+/**
+ * Opens `/ws/lobby` and keeps it open: reconnects with the same backoff as a table's socket,
+ * pings, and counts a silent connection as lost. `hooks`:
+ * - `open()`: the socket is open (the page says `hello` on every connection; the server's
+ *   first frame is the whole lobby);
+ * - `message(msg)`: a message from the server, parsed;
+ * - `status(kind)`: `""` (connected) or `"reconnecting"`.
+ *
+ * Returns `send(msg)` (true when sent).
+ */
+export function connectLobby(hooks) {
+  let socket = null;
+  let retries = 0;
+  let lastHeard = 0;
+  let heartbeat = null;
+
+  function connect() {
+    const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+    const ws = new WebSocket(`${scheme}//${location.host}/ws/lobby`);
+    socket = ws;
+    ws.onopen = () => {
+      [retries, lastHeard] = [0, Date.now()];
+      hooks.status("");
+      hooks.open();
+      heartbeat = setInterval(checkAlive, 15000);
+    };
+    ws.onmessage = (event) => {
+      lastHeard = Date.now();
+      try { hooks.message(JSON.parse(event.data)); } catch (err) { console.error(err); }
+    };
+    ws.onclose = () => dropConnection();
+  }
+
+  function dropConnection() {
+    if (!socket) return;
+    const ws = socket;
+    socket = null;
+    clearInterval(heartbeat);
+    ws.onclose = null;
+    ws.onmessage = null;
+    if (ws.readyState < 2) ws.close();
+    hooks.status("reconnecting");
+    const delay = retryDelay(retries);
+    retries += 1;
+    setTimeout(connect, delay);
+  }
+
+  function checkAlive() {
+    if (Date.now() - lastHeard > 40000) return dropConnection();
+    send({ type: "ping", ref: "alive" });
+  }
+
+  function send(msg) {
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify(msg));
+      return true;
+    }
+    return false;
+  }
+
+  connect();
+  return { send };
 }

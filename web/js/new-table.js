@@ -1,6 +1,6 @@
 // The full form for a new table (web/new.html, at `/new`; `?game=krux` chooses the game): only
-// the chosen game's settings and time control shown; playing the computer; series, rated and
-// take-backs; refusals next to the field they concern. See web/README.md ("The full form").
+// the chosen game's settings and time control shown; playing the computer; series, rated,
+// take-backs and "Show in the lobby" (`listed`); refusals next to the field they concern. See web/README.md ("The full form").
 
 import { $ } from "./dom.js";
 import { t, formatNumber } from "./i18n.js";
@@ -124,6 +124,8 @@ function requestBody() {
   settings.next_first = choice("next_first");
   settings.rated = $("rated").checked;
   settings.undo = $("undo").checked;
+  // Shown in the home page's lobby (open tables, then its games to watch); private otherwise.
+  if ($("listed").checked) settings.listed = true;
   return { game, settings };
 }
 

@@ -81,7 +81,9 @@ async function homePhone(s, h) {
 async function homePlayFriend(s, h) {
   for (const game of GAMES) {
     const host = await s.player(`host-${game}`, DESKTOP);
-    await host.goto(`${h.BASE}/`);
+    // The page's own requests done (the catalogue, the lobby's modules), so the click's
+    // navigation cuts none of them off (a failed request fails the scenario).
+    await host.goto(`${h.BASE}/`, { waitUntil: "networkidle" });
     await Promise.all([host.waitForURL(/\/t\/[A-Za-z0-9]+/), host.click(`.game[data-game="${game}"] .friend`)]);
     const id = tableId(host);
     await h.until(host, () => document.getElementById("conn").hidden && document.querySelector("#seats .badge"));
@@ -143,7 +145,7 @@ async function playFirst(h, page, game) {
 async function homePlayComputer(s, h) {
   for (const game of GAMES) {
     const page = await s.player(`computer-${game}`, DESKTOP);
-    await page.goto(`${h.BASE}/`);
+    await page.goto(`${h.BASE}/`, { waitUntil: "networkidle" });
     const strength = game === "gomoku" ? "easy" : "medium";
     if (strength !== "medium") {
       await page.click(`#strength label:has(input[value="${strength}"])`);
@@ -181,7 +183,7 @@ async function homePlayComputer(s, h) {
 async function homeMoreOptions(s, h) {
   const page = await s.player("options", DESKTOP);
   for (const game of GAMES) {
-    await page.goto(`${h.BASE}/`);
+    await page.goto(`${h.BASE}/`, { waitUntil: "networkidle" });
     await Promise.all([page.waitForURL(/\/new\?game=/), page.click(`.game[data-game="${game}"] a.more`)]);
     await h.until(page, (game) => {
       const chosen = document.querySelector('input[name="game"]:checked');

@@ -463,3 +463,46 @@ async fn the_first_frame_lists_the_pools() {
     .await;
     assert!(quiet.is_err(), "no frame while nothing changes: {quiet:?}");
 }
+
+#[tokio::test]
+async fn the_operator_may_refuse_to_pair_two_people_from_one_address() {
+    let app = spawn_app_with(|settings| settings.lobby.refuse_same_address = true).await;
+    let (mut anna, _) = person(&app, None).await;
+    let (mut bo, _) = person(&app, None).await;
+    anna.send(json!({"type": "seek", "pool": "gomoku/5+3"})).await;
+    let seek = anna.until("seeking").await["seek"].clone();
+    bo.send(json!({"type": "accept", "seek": seek["id"]})).await;
+    bo.refused("same_address").await;
+    // Both from 127.0.0.1: Bo's quick seek waits beside Anna's instead of pairing with it.
+    bo.send(json!({"type": "seek", "pool": "gomoku/5+3"})).await;
+    assert_eq!(bo.until("seeking").await["seek"]["pool"], "gomoku/5+3");
+    let tables: i64 = sqlx::query_scalar("SELECT count(*) FROM tables")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(tables, 0);
+}
+
+#[tokio::test]
+async fn a_reloaded_page_learns_its_own_seek_and_a_pairing_made_while_it_was_away() {
+    let app = spawn_app_with(|settings| settings.lobby.seek_grace_seconds = 30).await;
+    let (mut anna, token) = person(&app, None).await;
+    anna.send(json!({"type": "seek", "pool": "krux/10+0"})).await;
+    let seek = anna.until("seeking").await["seek"]["id"].clone();
+    anna.close().await;
+    // The page comes back: `welcome` names the seek as Anna's.
+    let (mut again, _) = lobby(&app).await;
+    again.send(json!({"type": "hello", "token": token})).await;
+    assert_eq!(again.until("welcome").await["seeks"], json!([seek]));
+    again.close().await;
+    // Paired while no page of hers is open: told at her next hello.
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let (mut bo, _) = person(&app, None).await;
+    bo.send(json!({"type": "seek", "pool": "krux/10+0"})).await;
+    let table = bo.until("paired").await["table"].clone();
+    let (mut back, _) = lobby(&app).await;
+    back.send(json!({"type": "hello", "token": token})).await;
+    let paired = back.until("paired").await;
+    assert_eq!(paired["table"], table);
+    assert_eq!(paired["seek"], seek);
+}

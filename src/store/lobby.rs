@@ -3,7 +3,7 @@
 //! Every change is announced on the channel [`LOBBY_CHANNEL`] by `NOTIFY`, so each node's
 //! lobby hears what the others did.
 //!
-//! This module knows rows, keys and JSON only; the lobby (`crate::lobby`) gives them meaning.
+//! This module knows rows, keys and JSON only; the lobby above it gives them meaning.
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;

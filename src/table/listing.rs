@@ -2,9 +2,9 @@
 //!
 //! A table created with `"listed": true` (and every table made by the lobby's pairing)
 //! tells the lobby its seats, whether a game is in play, its rating and its spectators
-//! whenever one of them changes. The actor only sends; the lobby's publisher
-//! (`crate::lobby::publisher`) coalesces what arrives per table and stores it, so a table
-//! never waits for the lobby.
+//! whenever one of them changes. The actor only sends; the lobby's publisher (a layer
+//! above) coalesces what arrives per table and stores it, so a table never waits for the
+//! lobby.
 
 use serde::Serialize;
 use serde_json::Value;

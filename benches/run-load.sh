@@ -3,6 +3,8 @@
 #
 #   benches/run-load.sh closed --matches 100 --pg --json
 #   benches/run-load.sh idle --connections 50000 --hold 10
+#   benches/run-load.sh pairing --pairs 100 --window 20 --pg --json
+#   benches/run-load.sh lobby-idle --connections 5000 --hold 20 --json
 #
 # Builds the release server and the load generator, starts the server on 127.0.0.1:$PORT
 # with a private PostgreSQL cluster in $SPELBORD_LOAD_PG (fsync and synchronous_commit on,
@@ -28,14 +30,15 @@
 #   Any APP__... setting, e.g. APP__DATABASE__MAX_CONNECTIONS=20, reaches the server.
 #
 # The limits raised here, by setting: limits.messages_per_second and message_burst (per
-# connection), limits.tables_per_minute (per client address), limits.connections_per_address
+# connection), limits.tables_per_minute and limits.seeks_per_minute (per client address; the
+# pairing and lobby-idle modes seek far more than 30 a minute), limits.connections_per_address
 # (0: no cap). Not a setting: the server's cap on all connections is its file-descriptor
 # limit less a reserve (src/http/serve.rs `capacity`), hence `ulimit -n` below.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
 if [ "$#" -eq 0 ]; then
-    echo "usage: $0 closed|open|idle [loadgen options]  (see cargo bench --bench loadgen -- --help)" >&2
+    echo "usage: $0 closed|open|idle|pairing|lobby-idle [loadgen options]  (see cargo bench --bench loadgen -- --help)" >&2
     exit 2
 fi
 
@@ -60,6 +63,7 @@ export APP__DATABASE__LOCAL_DIR="$SPELBORD_LOAD_PG"
 export APP__LIMITS__MESSAGES_PER_SECOND=${APP__LIMITS__MESSAGES_PER_SECOND:-100000}
 export APP__LIMITS__MESSAGE_BURST=${APP__LIMITS__MESSAGE_BURST:-100000}
 export APP__LIMITS__TABLES_PER_MINUTE=${APP__LIMITS__TABLES_PER_MINUTE:-1000000}
+export APP__LIMITS__SEEKS_PER_MINUTE=${APP__LIMITS__SEEKS_PER_MINUTE:-1000000000}
 export APP__LIMITS__CONNECTIONS_PER_ADDRESS=${APP__LIMITS__CONNECTIONS_PER_ADDRESS:-0}
 export RUST_LOG=${RUST_LOG:-warn}
 

@@ -1,4 +1,5 @@
-//! The command line: a mode (`closed`, `open`, `idle`) and its options, with clap's derive.
+//! The command line: a mode (`closed`, `open`, `idle`, `pairing`, `lobby-idle`) and its
+//! options, with clap's derive.
 //!
 //! Every count and duration has an upper bound, so no typo starts an endless run.
 
@@ -48,6 +49,22 @@ pub enum Mode {
         #[command(flatten)]
         common: Common,
     },
+    /// K pairs of lobby players seeking in the quick-pairing pools, over and over: each
+    /// pairing's people meet at its table, see `game_started`, resign and seek again.
+    Pairing {
+        #[command(flatten)]
+        pairing: PairingArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// N idle lobby connections while one more seeks and cancels every 200 ms; reports the
+    /// server's memory per connection and the cost of the lists' fan-out.
+    LobbyIdle {
+        #[command(flatten)]
+        idle: LobbyIdleArgs,
+        #[command(flatten)]
+        common: Common,
+    },
 }
 
 /// Options of both playing modes.
@@ -82,6 +99,64 @@ pub struct IdleArgs {
     /// Seconds to hold every connection open once all are opened.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub hold: u64,
+    /// Longest time, in seconds, for opening the connections; those not open by then
+    /// count as failed (`ramp_timeout`).
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub ramp_limit: u64,
+}
+
+/// Options of the pairing mode.
+#[derive(Debug, Args)]
+pub struct PairingArgs {
+    /// Pairs of players (two lobby WebSockets each); both players of pair i seek in the
+    /// same pool.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u32).range(1..=5000))]
+    pub pairs: u32,
+    /// Two-player pools to spread the pairs over (pair i seeks in pool i mod N): 1 is
+    /// `gomoku/10+0` alone (every seek takes the one pool's lock), up to all 7.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=7))]
+    pub pools: u8,
+    /// Seek again as soon as `paired` comes, without going to the table: measures pairing
+    /// alone (the tables made are never opened; no game starts).
+    #[arg(long)]
+    pub no_visit: bool,
+    /// Seconds of pairing before the measured window.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=600))]
+    pub warmup: u64,
+    /// Seconds of the measured window.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub window: u64,
+}
+
+impl PairingArgs {
+    pub fn warmup(&self) -> Duration {
+        Duration::from_secs(self.warmup)
+    }
+
+    pub fn window(&self) -> Duration {
+        Duration::from_secs(self.window)
+    }
+}
+
+/// Options of the lobby-idle mode.
+#[derive(Debug, Args)]
+pub struct LobbyIdleArgs {
+    /// Lobby WebSockets to open and hold.
+    #[arg(long, default_value_t = 5000, value_parser = clap::value_parser!(u32).range(1..=200_000))]
+    pub connections: u32,
+    /// Connections being opened at once.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u32).range(1..=5000))]
+    pub concurrency: u32,
+    /// Seconds held with the lobby quiet (nobody seeks), measured apart: the cost of
+    /// holding alone.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=600))]
+    pub quiet: u64,
+    /// Seconds held while the driver connection seeks and cancels (the measured fan-out).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub hold: u64,
+    /// Milliseconds between the driver's changes: each cancels its open seek and seeks again.
+    #[arg(long, default_value_t = 200, value_parser = clap::value_parser!(u64).range(10..=60_000))]
+    pub churn_ms: u64,
     /// Longest time, in seconds, for opening the connections; those not open by then
     /// count as failed (`ramp_timeout`).
     #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..=3600))]

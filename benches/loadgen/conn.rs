@@ -1,5 +1,6 @@
-//! Talking to the server: creating a Gomoku table over HTTP, opening a WebSocket from a
-//! chosen loopback source address, and reading the few fields of an event the load needs.
+//! Talking to the server: creating a Gomoku table over HTTP, opening a WebSocket (a table's
+//! or the lobby's) from a chosen loopback source address, and reading the few fields of an
+//! event the load needs.
 //!
 //! Failures are [`Failure`]s with a short kind (`connect_refused`, `http_429`, `timeout`,
 //! …), so that a run counts them by kind instead of stopping at the first.
@@ -135,6 +136,16 @@ fn ws_config() -> WebSocketConfig {
 /// Opens a WebSocket to table `table` from `source` (ignored for an IPv6 server), with
 /// Nagle off. The snapshot is not read here.
 pub async fn connect(server: SocketAddr, source: Ipv4Addr, table: &str) -> Result<Ws, Failure> {
+    connect_path(server, source, &format!("/ws/tables/{table}")).await
+}
+
+/// Opens a WebSocket to the lobby (`/ws/lobby`) from `source`. Its first frame is not read here.
+pub async fn connect_lobby(server: SocketAddr, source: Ipv4Addr) -> Result<Ws, Failure> {
+    connect_path(server, source, "/ws/lobby").await
+}
+
+/// Opens a WebSocket to `path` on the server from `source`, with Nagle off.
+async fn connect_path(server: SocketAddr, source: Ipv4Addr, path: &str) -> Result<Ws, Failure> {
     let attempt = async {
         let socket = match server {
             SocketAddr::V4(_) => {
@@ -164,7 +175,7 @@ pub async fn connect(server: SocketAddr, source: Ipv4Addr, table: &str) -> Resul
             .connect(server)
             .await
             .map_err(|err| Failure::io("connect", &err))?;
-        let url = format!("ws://{server}/ws/tables/{table}");
+        let url = format!("ws://{server}{path}");
         let (ws, _) = tokio_tungstenite::client_async_with_config(url, stream, Some(ws_config()))
             .await
             .map_err(|err| Failure::ws("handshake", &err))?;

@@ -6,6 +6,8 @@
 //! cargo bench --bench loadgen -- closed --matches 100 --warmup 5 --window 30 --pg --json
 //! cargo bench --bench loadgen -- open --matches 100 --rate 5000 --pg
 //! cargo bench --bench loadgen -- idle --connections 50000 --sources 8 --hold 10
+//! cargo bench --bench loadgen -- pairing --pairs 100 --warmup 5 --window 20 --pg
+//! cargo bench --bench loadgen -- lobby-idle --connections 5000 --hold 20
 //! ```
 //!
 //! The server is given by `--url http://127.0.0.1:PORT` (loopback only) and its process by
@@ -15,18 +17,22 @@
 //! measurements are described in `docs/benchmarks.md` ("Load generator").
 //!
 //! Layout: `cli` (the options), `conn` (HTTP and WebSocket, event fields), `play` (closed
-//! and open modes), `idle`, `stats` (counters, histograms, report), `procfs` (/proc).
+//! and open modes), `idle`, `lobby` (the lobby's pools and messages), `pairing`,
+//! `lobby_idle`, `stats` (counters, histograms, report), `procfs` (/proc).
 //!
-//! Everything is bounded: each read times out (10 s), a playing run stops at most 20 s
-//! (seating) + warm-up + window + 30 s after it starts, an idle run after its ramp limit,
-//! hold and 40 s. Without `--bench` in the arguments (`cargo test --benches`) it prints a
+//! Everything is bounded: each read times out (10 s), a playing or pairing run stops at
+//! most 20 s (seating, joining) + warm-up + window + 30 s after it starts, an idle run after
+//! its ramp limit, hold and 40 s, a lobby-idle run after its ramp limit, quiet, hold and 50 s. Without `--bench` in the arguments (`cargo test --benches`) it prints a
 //! line and exits.
 
 mod cli;
 mod conn;
 mod idle;
+mod lobby;
+mod lobby_idle;
 #[path = "../shared/loopback.rs"]
 mod loopback;
+mod pairing;
 mod play;
 mod procfs;
 mod stats;
@@ -45,11 +51,17 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     let Some(mode) = cli.mode else {
-        println!("loadgen: no mode given (closed, open or idle); see `cargo bench --bench loadgen -- --help`");
+        println!(
+            "loadgen: no mode given (closed, open, idle, pairing or lobby-idle); see `cargo bench --bench loadgen -- --help`"
+        );
         return ExitCode::SUCCESS;
     };
     let common = match &mode {
-        Mode::Closed { common, .. } | Mode::Open { common, .. } | Mode::Idle { common, .. } => common,
+        Mode::Closed { common, .. }
+        | Mode::Open { common, .. }
+        | Mode::Idle { common, .. }
+        | Mode::Pairing { common, .. }
+        | Mode::LobbyIdle { common, .. } => common,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(usize::from(common.threads))
@@ -66,6 +78,8 @@ fn main() -> ExitCode {
             Duration::from_secs(20 + play.warmup + play.window) + play::STOP_GRACE
         }
         Mode::Idle { idle, .. } => Duration::from_secs(idle.ramp_limit + idle.hold + 40 + 10),
+        Mode::Pairing { pairing, .. } => Duration::from_secs(20 + pairing.warmup + pairing.window) + play::STOP_GRACE,
+        Mode::LobbyIdle { idle, .. } => Duration::from_secs(idle.ramp_limit + idle.quiet + idle.hold + 50),
     };
     let outcome = runtime.block_on(async {
         let run = async {
@@ -77,6 +91,12 @@ fn main() -> ExitCode {
                     .await
                     .map(|r| r.print(common.json)),
                 Mode::Idle { idle, common } => idle::run(idle, common, server_pid).await.map(|r| r.print(common.json)),
+                Mode::Pairing { pairing, common } => pairing::run(pairing, common, server_pid)
+                    .await
+                    .map(|r| r.print(common.json)),
+                Mode::LobbyIdle { idle, common } => lobby_idle::run(idle, common, server_pid)
+                    .await
+                    .map(|r| r.print(common.json)),
             }
         };
         tokio::select! {

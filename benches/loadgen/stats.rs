@@ -193,8 +193,13 @@ impl Summary {
     }
 
     pub fn line(&self) -> String {
+        self.line_of("moves")
+    }
+
+    /// The percentiles, counting `what` (`moves`, `pairings`, …).
+    pub fn line_of(&self, what: &str) -> String {
         format!(
-            "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.2} ms, mean {:.2} ms ({} moves)",
+            "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.2} ms, mean {:.2} ms ({} {what})",
             self.p50, self.p90, self.p99, self.p999, self.max, self.mean, self.count
         )
     }
@@ -214,16 +219,22 @@ pub fn round3(x: f64) -> f64 {
 
 /// The CPU lines of a report, per move when `moves` is given, and their JSON.
 pub fn cpu_report(cpu: &CpuUse, moves: Option<u64>) -> (Vec<String>, Value) {
+    cpu_report_per(cpu, moves, "move")
+}
+
+/// The CPU lines of a report, per `unit` (`move`, `pairing`) when `count` is given, and
+/// their JSON (`server_us_per_{unit}`, …).
+pub fn cpu_report_per(cpu: &CpuUse, count: Option<u64>, unit: &str) -> (Vec<String>, Value) {
     let wall = cpu.wall.as_secs_f64().max(f64::EPSILON);
     let cores = |d: Duration| d.as_secs_f64() / wall;
-    let per_move = |d: Duration| moves.filter(|&m| m > 0).map(|m| d.as_secs_f64() * 1e6 / m as f64);
+    let per_unit = |d: Duration| count.filter(|&m| m > 0).map(|m| d.as_secs_f64() * 1e6 / m as f64);
     let mut lines = Vec::new();
     let mut row = |name: &str, d: Option<Duration>| {
         let Some(d) = d else {
             lines.push(format!("{name:<22} not measured"));
             return;
         };
-        let per = per_move(d).map_or(String::new(), |us| format!(", {us:.1} µs per move"));
+        let per = per_unit(d).map_or(String::new(), |us| format!(", {us:.1} µs per {unit}"));
         lines.push(format!(
             "{name:<22} {:.3} s CPU = {:.2} cores{per}",
             d.as_secs_f64(),
@@ -243,8 +254,8 @@ pub fn cpu_report(cpu: &CpuUse, moves: Option<u64>) -> (Vec<String>, Value) {
         wall
     ));
     let opt = |d: Option<Duration>| d.map(|d| round3(d.as_secs_f64()));
-    let opt_per = |d: Option<Duration>| d.and_then(per_move).map(|x| (x * 10.0).round() / 10.0);
-    let value = json!({
+    let opt_per = |d: Option<Duration>| d.and_then(per_unit).map(|x| (x * 10.0).round() / 10.0);
+    let mut value = json!({
         "wall_s": round3(wall),
         "server_cpu_s": opt(cpu.server),
         "postgres_cpu_s": opt(cpu.postgres),
@@ -253,12 +264,18 @@ pub fn cpu_report(cpu: &CpuUse, moves: Option<u64>) -> (Vec<String>, Value) {
         "other_cpu_s": round3(cpu.other().as_secs_f64()),
         "machine_busy_cpu_s": round3(cpu.machine_busy.as_secs_f64()),
         "machine_cores": (cpu.cores * 10.0).round() / 10.0,
-        "server_us_per_move": opt_per(cpu.server),
         "server_system_cpu_s": opt(cpu.server_system),
-        "server_system_us_per_move": opt_per(cpu.server_system),
-        "postgres_us_per_move": opt_per(cpu.postgres),
-        "loadgen_us_per_move": opt_per(Some(cpu.own)),
     });
+    if let Value::Object(map) = &mut value {
+        for (name, d) in [
+            ("server", cpu.server),
+            ("server_system", cpu.server_system),
+            ("postgres", cpu.postgres),
+            ("loadgen", Some(cpu.own)),
+        ] {
+            map.insert(format!("{name}_us_per_{unit}"), json!(opt_per(d)));
+        }
+    }
     (lines, value)
 }
 

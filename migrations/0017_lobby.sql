@@ -1,6 +1,8 @@
 -- The lobby (docs/architecture.md, "The lobby"): open seeks and listed tables, kept in
 -- PostgreSQL so that every node sees them, pairing done by one function under a lock per
--- pool, and changes fanned out to every node by NOTIFY on the channel `spelbord_lobby`.
+-- pool, and each pairing announced to every node by NOTIFY on the channel `spelbord_lobby`
+-- (the lists themselves are read by each node once a second, not notified: a NOTIFY at
+-- every seek would make every seek's commit wait for the one lock notifying commits take).
 -- Never edit this file once it has shipped: add a new numbered file instead.
 
 -- A person waiting for an opponent in one pool (a game and a clock). A seek lives while
@@ -190,7 +192,6 @@ BEGIN
     INSERT INTO lobby_seeks (id, pool, rated, owner_key, name, rating, range_min, range_max, bots_ok, address, node)
     VALUES (p_seek, p_pool, p_rated, p_key, p_name, my_rating, p_min, p_max, p_bots_ok, p_address, p_node)
     RETURNING * INTO own;
-    PERFORM pg_notify('spelbord_lobby', '{"changed":true}');
     RETURN jsonb_build_object('status', 'seeking', 'seek', to_jsonb(own) - 'owner_key' - 'address' - 'node');
 END;
 $$;

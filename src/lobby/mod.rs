@@ -5,8 +5,9 @@
 //! pairing (one function under a lock per pool, which also creates the table), and the
 //! listed tables' entries. Each node keeps only what concerns its own lobby connections —
 //! who is connected with which token, and which seeks they own — and a copy of the lists,
-//! read again at most once a second after a `NOTIFY` said something changed
-//! ([`view`]), then sent to every connection as one frame. See docs/architecture.md, "The
+//! read again once a second while anyone is here ([`view`]) and sent to every connection
+//! as one frame when they changed. Pairings reach the nodes of the people paired at once,
+//! by `NOTIFY`. See docs/architecture.md, "The
 //! lobby", for the choice and its alternatives.
 //!
 //! - [`pools`]: the time controls offered, and the settings of the tables they make.
@@ -180,6 +181,11 @@ impl Lobby {
 
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Whether anyone is in this node's lobby.
+    pub fn has_connections(&self) -> bool {
+        !self.state().conns.is_empty()
     }
 
     /// A new lobby connection: it is sent the whole lobby.

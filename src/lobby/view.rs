@@ -1,7 +1,10 @@
 //! The lobby's lists as this node sends them, and the task that keeps them current: it
-//! listens on the lobby's channel (`NOTIFY` from every node), hands pairings to the
-//! connections they concern at once, and reads the lists again at most once a second
-//! after a change, sending each connection only the lists that changed, in one frame.
+//! listens on the lobby's channel (`NOTIFY` of every node's pairings) and hands pairings
+//! to the connections they concern at once, and reads the lists once a second while this
+//! node has lobby connections, sending each connection only the lists that changed, in one
+//! frame. (The lists are read, not notified: a `NOTIFY` at every seek, cancel and listing
+//! would make each of those commits wait for the one lock PostgreSQL's notifying commits
+//! share; docs/benchmarks.md, "The lobby".)
 
 use std::sync::{Arc, PoisonError};
 use std::time::Duration;
@@ -20,8 +23,8 @@ use crate::table::msg::Frame;
 /// At most one `lobby` frame per connection this often.
 pub const LOBBY_EVERY: Duration = Duration::from_secs(1);
 
-/// Every this many ticks the lists are read even without a notice, and the seeks and
-/// listings of nodes that died are deleted.
+/// Every this many ticks the seeks and listings of nodes that died are deleted (and the
+/// lists read even with no lobby connection here, so a newcomer's first frame is recent).
 const SWEEP_TICKS: u32 = 10;
 
 /// The three lists as JSON arrays, as last sent.
@@ -77,40 +80,34 @@ async fn run(lobby: Lobby, shutdown: CancellationToken) {
     let mut ticks = tokio::time::interval(LOBBY_EVERY);
     ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut listener: Option<PgListener> = None;
-    let mut dirty = true;
     let mut count: u32 = 0;
     loop {
         tokio::select! {
             biased;
             _ = shutdown.cancelled() => break,
             notice = next_notice(&mut listener) => match notice {
-                Ok(notice) => {
-                    dirty = true;
-                    heard(&lobby, &notice);
-                }
+                Ok(notice) => heard(&lobby, &notice),
                 Err(err) => {
                     tracing::warn!(error = %err, "lost the lobby's channel; listening again in a second");
                     listener = None;
-                    dirty = true;
                 }
             },
             _ = ticks.tick() => {
                 if listener.is_none() {
                     listener = listen(&lobby).await;
                 }
+                let sweep = count.is_multiple_of(SWEEP_TICKS);
                 count = count.wrapping_add(1);
-                if count.is_multiple_of(SWEEP_TICKS) {
+                if sweep {
                     lobby.forget_quiet_addresses();
                     if let Err(err) = lobby.store().clear_dead_lobby_rows().await {
                         tracing::warn!(error = %err, "could not clear the lobby rows of dead nodes");
                     }
-                    dirty = true;
                 }
-                if dirty {
-                    match refresh(&lobby).await {
-                        Ok(()) => dirty = false,
-                        Err(err) => tracing::warn!(error = %err, "could not read the lobby's lists"),
-                    }
+                if (sweep || lobby.has_connections())
+                    && let Err(err) = refresh(&lobby).await
+                {
+                    tracing::warn!(error = %err, "could not read the lobby's lists");
                 }
             }
         }

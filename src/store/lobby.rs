@@ -1,7 +1,7 @@
 //! The lobby's storage (migration 0017): open seeks, pairing (one function call under a
 //! lock per pool, which also creates the paired table), and the listings of listed tables.
-//! Every change is announced on the channel [`LOBBY_CHANNEL`] by `NOTIFY`, so each node's
-//! lobby hears what the others did.
+//! Each pairing is announced on the channel [`LOBBY_CHANNEL`] by `NOTIFY`, so the node of
+//! every person paired hears of it at once; the lists are read by each node.
 //!
 //! This module knows rows, keys and JSON only; the lobby above it gives them meaning.
 
@@ -12,7 +12,7 @@ use uuid::Uuid;
 
 use super::{Store, StoreError};
 
-/// The channel every lobby change is announced on (payload: JSON, see [`Notice`]).
+/// The channel pairings are announced on (payload: JSON, see [`Notice`]).
 pub const LOBBY_CHANNEL: &str = "spelbord_lobby";
 
 /// A seek as the lobby shows it (the owner's key, address and node stay in the database).
@@ -218,9 +218,6 @@ impl Store {
         .bind(ids)
         .fetch_all(self.pool())
         .await?;
-        if !ended.is_empty() {
-            self.notify_lobby().await?;
-        }
         Ok(ended)
     }
 
@@ -242,19 +239,7 @@ impl Store {
         .execute(self.pool())
         .await?
         .rows_affected();
-        if seeks + listings > 0 {
-            self.notify_lobby().await?;
-        }
         Ok(seeks + listings)
-    }
-
-    /// Tells every node's lobby that something changed.
-    pub async fn notify_lobby(&self) -> Result<(), StoreError> {
-        sqlx::query("SELECT pg_notify($1, '{\"changed\":true}')")
-            .bind(LOBBY_CHANNEL)
-            .execute(self.pool())
-            .await?;
-        Ok(())
     }
 
     /// The open seeks, oldest first (at most [`LIST_LIMIT`]).
@@ -292,7 +277,7 @@ impl Store {
     }
 
     /// Writes listed tables' entries (and deletes those of tables no longer shown), in one
-    /// statement each, and announces the change.
+    /// statement each.
     pub async fn write_listings(&self, node: i32, upserts: &[Listing], removals: &[String]) -> Result<(), StoreError> {
         if !upserts.is_empty() {
             let ids: Vec<&str> = upserts.iter().map(|l| l.table_id.as_str()).collect();
@@ -328,9 +313,6 @@ impl Store {
                 .bind(node)
                 .execute(self.pool())
                 .await?;
-        }
-        if !upserts.is_empty() || !removals.is_empty() {
-            self.notify_lobby().await?;
         }
         Ok(())
     }

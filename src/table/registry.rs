@@ -79,8 +79,9 @@ pub enum NewTable {
 #[derive(Clone)]
 pub struct Tables {
     running: Arc<Mutex<HashMap<String, TableHandle>>>,
-    /// Held while a table is rebuilt from storage, so it is rebuilt once.
-    loading: Arc<tokio::sync::Mutex<()>>,
+    /// Held per table while it is rebuilt from storage (or handed over), so that it is
+    /// rebuilt once, while other tables load beside it.
+    loading: Arc<Loading>,
     store: Store,
     services: TableServices,
     shutdown: CancellationToken,
@@ -219,7 +220,7 @@ impl Tables {
     /// Takes the table's lease and rebuilds it here; `None` while another node holds it
     /// (or, adopting, when it is not an orphan).
     async fn take(&self, id: &str, orphans_only: bool) -> Result<Option<TableHandle>, GetError> {
-        let _loading = self.loading.lock().await;
+        let _loading = self.loading.turn(id).await;
         if let Some(handle) = self.running(id) {
             return Ok(Some(handle));
         }
@@ -252,7 +253,7 @@ impl Tables {
     /// Another node asked for table `id`: stop serving it here (its actor closes its
     /// sockets and releases the lease), or release a lease held without an actor.
     pub async fn hand_over(&self, id: &str) {
-        let _loading = self.loading.lock().await;
+        let _loading = self.loading.turn(id).await;
         match self.running(id) {
             Some(handle) => handle.hand_over(),
             None => {
@@ -358,6 +359,49 @@ impl Tables {
     }
 }
 
+/// A lock per table id, made when first asked for and dropped when nobody holds or waits
+/// for it.
+#[derive(Default)]
+struct Loading {
+    locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl Loading {
+    /// Waits for table `id`'s turn; the turn lasts until the returned guard is dropped.
+    async fn turn(&self, id: &str) -> LoadingTurn<'_> {
+        let lock = Arc::clone(
+            self.locks
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .entry(id.to_owned())
+                .or_default(),
+        );
+        LoadingTurn {
+            loading: self,
+            id: id.to_owned(),
+            guard: Some(lock.lock_owned().await),
+        }
+    }
+}
+
+/// One table's turn to load or be handed over.
+struct LoadingTurn<'a> {
+    loading: &'a Loading,
+    id: String,
+    guard: Option<tokio::sync::OwnedMutexGuard<()>>,
+}
+
+impl Drop for LoadingTurn<'_> {
+    fn drop(&mut self) {
+        let mut locks = self.loading.locks.lock().unwrap_or_else(PoisonError::into_inner);
+        // The map's reference and this turn's: nobody else waits, the lock goes.
+        if locks.get(&self.id).is_some_and(|lock| Arc::strong_count(lock) <= 2) {
+            locks.remove(&self.id);
+        }
+        self.guard = None;
+    }
+}
+
 /// Whether a storage error says a row cannot be read (which waiting will not mend), rather
 /// than that the database cannot be reached.
 fn is_unreadable_row(err: &StoreError) -> bool {
@@ -370,4 +414,29 @@ fn is_unreadable_row(err: &StoreError) -> bool {
                 | sqlx::Error::TypeNotFound { .. }
         )
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Loading;
+
+    #[tokio::test]
+    async fn tables_load_beside_each_other_but_one_table_once_at_a_time() {
+        let loading = Loading::default();
+        let first = loading.turn("aaaaaaaa").await;
+        // Another table's turn does not wait for the first's.
+        let other = tokio::time::timeout(std::time::Duration::from_secs(1), loading.turn("bbbbbbbb")).await;
+        assert!(other.is_ok(), "another table waited");
+        drop(other);
+        // The same table's does, until the first turn ends.
+        let same = tokio::time::timeout(std::time::Duration::from_millis(50), loading.turn("aaaaaaaa")).await;
+        assert!(same.is_err(), "one table loaded twice at once");
+        drop(first);
+        let again = loading.turn("aaaaaaaa").await;
+        drop(again);
+        assert!(
+            loading.locks.lock().expect("the map").is_empty(),
+            "locks are dropped when unused"
+        );
+    }
 }

@@ -4,7 +4,6 @@
 //! Every count and duration has an upper bound, so no typo starts an endless run.
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
@@ -128,16 +127,6 @@ pub struct PairingArgs {
     pub window: u64,
 }
 
-impl PairingArgs {
-    pub fn warmup(&self) -> Duration {
-        Duration::from_secs(self.warmup)
-    }
-
-    pub fn window(&self) -> Duration {
-        Duration::from_secs(self.window)
-    }
-}
-
 /// Options of the lobby-idle mode.
 #[derive(Debug, Args)]
 pub struct LobbyIdleArgs {
@@ -221,16 +210,6 @@ impl Common {
     pub fn source(&self, index: usize) -> Ipv4Addr {
         let host = u8::try_from(index % usize::from(self.sources)).unwrap_or(0) + 1;
         Ipv4Addr::new(127, 0, 0, host)
-    }
-}
-
-impl PlayArgs {
-    pub fn warmup(&self) -> Duration {
-        Duration::from_secs(self.warmup)
-    }
-
-    pub fn window(&self) -> Duration {
-        Duration::from_secs(self.window)
     }
 }
 

@@ -8,13 +8,13 @@
 //! holding, is counted by kind. The server's resident memory is read before the tables,
 //! after them, once every connection is open (after a 2 s settle), and at the end of the hold.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde_json::json;
-use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
@@ -22,29 +22,16 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::{Common, IdleArgs};
 use crate::conn::{self, Failure, Frame};
 use crate::procfs;
-use crate::stats::{self, Live, Report, drain, measure};
+use crate::ramp::{self, Plan, kib};
+use crate::stats::{self, Live, Report, measure};
 
 /// Tables created at once.
 const TABLE_CONCURRENCY: usize = 32;
-/// Pause between the last connection opened and the memory reading.
-const SETTLE: Duration = Duration::from_secs(2);
 
 pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> Result<Report, String> {
     let wanted = idle.connections as usize;
-    let own_limit = procfs::raise_nofile(u64::from(idle.connections) + 1024);
-    if own_limit < u64::from(idle.connections) + 64 {
-        eprintln!(
-            "loadgen: warning: our file-descriptor limit is {own_limit}, fewer than {wanted} connections need (run as root, or raise `ulimit -Hn`)"
-        );
-    }
-    let server_limit = server_pid.and_then(procfs::nofile_of);
-    if let Some(limit) = server_limit
-        && limit < u64::from(idle.connections) + 64
-    {
-        eprintln!(
-            "loadgen: warning: the server's file-descriptor limit is {limit}: it refuses connections beyond about that (503); start it with `ulimit -n` raised"
-        );
-    }
+    let (own_limit, server_limit) =
+        ramp::nofile_limits(idle.connections, server_pid, "; start it with `ulimit -n` raised");
     let live = Arc::new(Live::new());
     let rss_start = server_pid.and_then(procfs::rss_kib);
 
@@ -91,50 +78,17 @@ pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> R
     // The connections, `concurrency` at a time, until all are open or the ramp limit.
     let stop = CancellationToken::new();
     let frames = Arc::new(AtomicU64::new(0));
-    let opening = Arc::new(Semaphore::new(idle.concurrency as usize));
-    let ramp_deadline = Instant::now() + Duration::from_secs(idle.ramp_limit);
-    let ramp_started = Instant::now();
-    let progress = tokio::spawn(progress(live.clone(), ramp_started, wanted, stop.clone()));
-    let mut holders = JoinSet::new();
-    let mut launched = 0;
-    for i in 0..wanted {
-        let permit = tokio::select! {
-            permit = opening.clone().acquire_owned() => permit.map_err(|err| err.to_string())?,
-            _ = tokio::time::sleep_until(ramp_deadline) => break,
-        };
+    let plan = Plan::new(common, wanted, idle.concurrency, idle.ramp_limit, "opened");
+    let opened_ramp = ramp::open_all(&plan, &live, &stop, |i, server, source| {
         let table = tables[(i / idle.per_table as usize) % tables.len()].clone();
-        let source = common.source(i);
-        let (server, live, stop, frames) = (common.url, live.clone(), stop.clone(), frames.clone());
-        holders.spawn(async move {
-            // Counted before the permit goes back, so that the count is whole once every
-            // permit is back.
-            match open(server, source, &table).await {
-                Ok(ws) => {
-                    live.open.fetch_add(1, Ordering::Relaxed);
-                    live.opened.fetch_add(1, Ordering::Relaxed);
-                    drop(permit);
-                    hold(ws, &live, &stop, &frames).await;
-                }
-                Err(failure) => {
-                    live.fail(&failure);
-                    drop(permit);
-                }
-            }
-        });
-        launched += 1;
-    }
-    // Wait for the last ones being opened (each is bounded by the connect timeout).
-    let _ = tokio::time::timeout_at(
-        ramp_deadline.max(Instant::now()) + conn::CONNECT_TIMEOUT,
-        opening.acquire_many(idle.concurrency),
-    )
-    .await;
-    let ramp = ramp_started.elapsed();
-    for _ in launched..wanted {
-        live.fail(&Failure::new("ramp_timeout", "not opened within --ramp-limit"));
-    }
-    let opened = live.opened.load(Ordering::Relaxed);
-    tokio::time::sleep(SETTLE).await;
+        let (live, stop, frames) = (live.clone(), stop.clone(), frames.clone());
+        async move {
+            let ws = open(server, source, &table).await?;
+            Ok(async move { hold(ws, &live, &stop, &frames).await })
+        }
+    })
+    .await?;
+    let (ramp, opened) = (opened_ramp.took, opened_ramp.opened);
     let rss_open = server_pid.and_then(procfs::rss_kib);
     let open_at_start = live.open.load(Ordering::Relaxed);
     eprintln!(
@@ -149,8 +103,7 @@ pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> R
     let own_rss = procfs::rss_kib(std::process::id());
     let open_at_end = live.open.load(Ordering::Relaxed);
     stop.cancel();
-    let _ = progress.await;
-    drain(holders, Duration::from_secs(10)).await;
+    opened_ramp.finish().await;
 
     let (cpu_lines, cpu_json) = stats::cpu_report(&cpu, None);
     let (failure_lines, failure_json) = stats::failure_report(&live.failures());
@@ -158,7 +111,6 @@ pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> R
         (Some(before), Some(after)) if opened > 0 => Some(after.saturating_sub(before) as f64 / opened as f64),
         _ => None,
     };
-    let kib = |v: Option<u64>| v.map_or("?".to_owned(), |v| format!("{v} KiB"));
     let per = |v: Option<f64>| v.map_or("?".to_owned(), |v| format!("{v:.2} KiB"));
     let server_us_per_conn_s = cpu
         .server
@@ -172,7 +124,7 @@ pub async fn run(idle: &IdleArgs, common: &Common, server_pid: Option<u32>) -> R
             idle.per_table,
             sources.len(),
             common.url,
-            server_pid.map_or("unknown".to_owned(), |p| p.to_string())
+            stats::pid_text(server_pid)
         ),
         format!(
             "opened {opened} in {:.2} s ({:.0}/s); open after the settle {open_at_start}, at the end of the {} s hold {open_at_end}",
@@ -251,48 +203,16 @@ async fn open(server: std::net::SocketAddr, source: std::net::Ipv4Addr, table: &
     }
 }
 
-/// Reads a connection until `stop` (answering pings), counting a close by the server.
-async fn hold(mut ws: conn::Ws, live: &Live, stop: &CancellationToken, frames: &AtomicU64) {
-    loop {
-        let message = tokio::select! {
-            _ = stop.cancelled() => break,
-            message = ws.next() => message,
-        };
-        match message {
-            Some(Ok(message)) => {
-                frames.fetch_add(1, Ordering::Relaxed);
-                if let Ok(Frame::Closed(why)) = conn::read_frame(&message) {
-                    live.fail(&Failure::new("closed_while_held", why));
-                    break;
-                }
-            }
-            Some(Err(err)) => {
-                let failure = Failure::ws("holding", &err);
-                live.fail(&Failure::new(format!("{}_while_held", failure.kind), failure.detail));
-                break;
-            }
-            None => {
-                live.fail(&Failure::new("closed_while_held", "end of stream"));
-                break;
-            }
+/// Reads a connection until `stop` (answering pings), counting its frames and a close by
+/// the server.
+async fn hold(ws: conn::Ws, live: &Live, stop: &CancellationToken, frames: &AtomicU64) {
+    ramp::hold(ws, live, stop, |message| {
+        frames.fetch_add(1, Ordering::Relaxed);
+        if let Ok(Frame::Closed(why)) = conn::read_frame(message) {
+            live.fail(&Failure::new("closed_while_held", why));
+            return ControlFlow::Break(());
         }
-    }
-    live.open.fetch_sub(1, Ordering::Relaxed);
-}
-
-/// Opened and open connections once a second until `stop`.
-async fn progress(live: Arc<Live>, start: Instant, wanted: usize, stop: CancellationToken) {
-    let mut last = 0;
-    stats::each_second(start, stop, |now| {
-        let opened = live.opened.load(Ordering::Relaxed);
-        eprintln!(
-            "[{:>4} s] {opened} of {wanted} opened (+{}/s), {} open, {} failures",
-            now.duration_since(start).as_secs(),
-            opened - last,
-            live.open.load(Ordering::Relaxed),
-            live.failure_count()
-        );
-        last = opened;
+        ControlFlow::Continue(())
     })
     .await;
 }

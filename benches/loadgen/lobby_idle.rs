@@ -10,26 +10,24 @@
 //! with nobody seeking, then, after a 2 s lead-in with the driver on, over `--hold` s; the
 //! `lobby` frames and bytes the held connections received over those `--hold` s.
 
+use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-use futures_util::{SinkExt, StreamExt};
+use futures_util::SinkExt;
 use serde_json::json;
-use tokio::sync::Semaphore;
-use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::{Common, LobbyIdleArgs};
-use crate::conn::{self, Failure, Ws};
+use crate::conn::{Failure, Ws};
 use crate::lobby::{self, LobbyFrame};
 use crate::procfs::{self, CpuUse};
-use crate::stats::{self, Live, Report, drain, measure};
+use crate::ramp::{self, Plan, kib};
+use crate::stats::{self, Live, Report, measure};
 
-/// Pause between the last connection opened and the memory reading.
-const SETTLE: Duration = Duration::from_secs(2);
 /// The driver runs this long before the measured hold, so that the lists change already.
 const LEAD_IN: Duration = Duration::from_secs(2);
 /// The pool the driver seeks in (nobody else seeks, so it is never paired).
@@ -51,20 +49,7 @@ impl Received {
 
 pub async fn run(args: &LobbyIdleArgs, common: &Common, server_pid: Option<u32>) -> Result<Report, String> {
     let wanted = args.connections as usize;
-    let own_limit = procfs::raise_nofile(u64::from(args.connections) + 1024);
-    if own_limit < u64::from(args.connections) + 64 {
-        eprintln!(
-            "loadgen: warning: our file-descriptor limit is {own_limit}, fewer than {wanted} connections need (run as root, or raise `ulimit -Hn`)"
-        );
-    }
-    let server_limit = server_pid.and_then(procfs::nofile_of);
-    if let Some(limit) = server_limit
-        && limit < u64::from(args.connections) + 64
-    {
-        eprintln!(
-            "loadgen: warning: the server's file-descriptor limit is {limit}: it refuses connections beyond about that (503)"
-        );
-    }
+    let (own_limit, server_limit) = ramp::nofile_limits(args.connections, server_pid, "");
     let live = Arc::new(Live::new());
     let stop = CancellationToken::new();
     let received = Arc::new(Received::default());
@@ -76,49 +61,23 @@ pub async fn run(args: &LobbyIdleArgs, common: &Common, server_pid: Option<u32>)
     let rss_before = server_pid.and_then(procfs::rss_kib);
 
     // The connections, `concurrency` at a time, until all are open or the ramp limit.
-    let opening = Arc::new(Semaphore::new(args.concurrency as usize));
-    let ramp_deadline = Instant::now() + Duration::from_secs(args.ramp_limit);
-    let ramp_started = Instant::now();
-    let progress = tokio::spawn(progress(live.clone(), ramp_started, wanted, stop.clone()));
-    let mut holders = JoinSet::new();
-    let mut launched = 0;
-    for i in 0..wanted {
-        let permit = tokio::select! {
-            permit = opening.clone().acquire_owned() => permit.map_err(|err| err.to_string())?,
-            _ = tokio::time::sleep_until(ramp_deadline) => break,
-        };
-        let source = common.source(i);
-        let (server, live, stop, received) = (common.url, live.clone(), stop.clone(), received.clone());
-        holders.spawn(async move {
-            // Counted before the permit goes back, so that the count is whole once every
-            // permit is back.
-            match lobby::open(server, source).await {
-                Ok((ws, first)) => {
-                    received.first_bytes.fetch_add(first as u64, Ordering::Relaxed);
-                    live.open.fetch_add(1, Ordering::Relaxed);
-                    live.opened.fetch_add(1, Ordering::Relaxed);
-                    drop(permit);
-                    hold(ws, &live, &stop, &received).await;
-                }
-                Err(failure) => {
-                    live.fail(&failure);
-                    drop(permit);
-                }
-            }
-        });
-        launched += 1;
-    }
-    let _ = tokio::time::timeout_at(
-        ramp_deadline.max(Instant::now()) + conn::CONNECT_TIMEOUT,
-        opening.acquire_many(args.concurrency),
-    )
-    .await;
-    let ramp = ramp_started.elapsed();
-    for _ in launched..wanted {
-        live.fail(&Failure::new("ramp_timeout", "not opened within --ramp-limit"));
-    }
-    let opened = live.opened.load(Ordering::Relaxed);
-    tokio::time::sleep(SETTLE).await;
+    let plan = Plan::new(
+        common,
+        wanted,
+        args.concurrency,
+        args.ramp_limit,
+        "lobby connections opened",
+    );
+    let opened_ramp = ramp::open_all(&plan, &live, &stop, |_, server, source| {
+        let (live, stop, received) = (live.clone(), stop.clone(), received.clone());
+        async move {
+            let (ws, first) = lobby::open(server, source).await?;
+            received.first_bytes.fetch_add(first as u64, Ordering::Relaxed);
+            Ok(async move { hold(ws, &live, &stop, &received).await })
+        }
+    })
+    .await?;
+    let (ramp, opened) = (opened_ramp.took, opened_ramp.opened);
     let rss_open = server_pid.and_then(procfs::rss_kib);
     eprintln!(
         "loadgen: {opened} lobby connections opened in {:.2} s ({} failed); {} s quiet, then the driver seeks and cancels every {} ms for {} s + {} s",
@@ -155,9 +114,8 @@ pub async fn run(args: &LobbyIdleArgs, common: &Common, server_pid: Option<u32>)
     let own_rss = procfs::rss_kib(std::process::id());
     let open_at_end = live.open.load(Ordering::Relaxed);
     stop.cancel();
-    let _ = progress.await;
     let _ = tokio::time::timeout(Duration::from_secs(5), driver).await;
-    drain(holders, Duration::from_secs(10)).await;
+    opened_ramp.finish().await;
 
     let held = u64::try_from(open_at_end.max(0)).unwrap_or(0);
     let hold_s = cpu.wall.as_secs_f64().max(f64::EPSILON);
@@ -176,7 +134,6 @@ pub async fn run(args: &LobbyIdleArgs, common: &Common, server_pid: Option<u32>)
     let us_per_conn_s = |cpu: &CpuUse| cores(cpu).filter(|_| held > 0).map(|c| c * 1e6 / held as f64);
     let (cpu_lines, cpu_json) = stats::cpu_report(&cpu, None);
     let (failure_lines, failure_json) = stats::failure_report(&live.failures());
-    let kib = |v: Option<u64>| v.map_or("?".to_owned(), |v| format!("{v} KiB"));
     let num = |v: Option<f64>, digits: usize| v.map_or("?".to_owned(), |v| format!("{v:.digits$}"));
 
     let mut lines = vec![
@@ -185,7 +142,7 @@ pub async fn run(args: &LobbyIdleArgs, common: &Common, server_pid: Option<u32>)
             common.sources,
             args.churn_ms,
             common.url,
-            server_pid.map_or("unknown".to_owned(), |p| p.to_string())
+            stats::pid_text(server_pid)
         ),
         format!(
             "opened {opened} in {:.2} s ({:.0}/s); open at the start of the hold {open_at_start}, at its end {open_at_end}",
@@ -265,40 +222,26 @@ pub async fn run(args: &LobbyIdleArgs, common: &Common, server_pid: Option<u32>)
 }
 
 /// Reads a lobby connection until `stop` (answering pings), counting its `lobby` frames.
-async fn hold(mut ws: Ws, live: &Live, stop: &CancellationToken, received: &Received) {
-    loop {
-        let message = tokio::select! {
-            _ = stop.cancelled() => break,
-            message = ws.next() => message,
-        };
-        match message {
-            Some(Ok(message)) => match lobby::read(&message) {
-                Ok(LobbyFrame::Lists(bytes)) => {
-                    received.frames.fetch_add(1, Ordering::Relaxed);
-                    received.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
-                }
-                Ok(LobbyFrame::Closed(why)) => {
-                    live.fail(&Failure::new("closed_while_held", why));
-                    break;
-                }
-                Ok(LobbyFrame::Event(event)) => {
-                    live.fail(&Failure::new("unexpected_while_held", event.kind));
-                }
-                Ok(LobbyFrame::Other) => {}
-                Err(failure) => live.fail(&failure),
-            },
-            Some(Err(err)) => {
-                let failure = Failure::ws("holding", &err);
-                live.fail(&Failure::new(format!("{}_while_held", failure.kind), failure.detail));
-                break;
+async fn hold(ws: Ws, live: &Live, stop: &CancellationToken, received: &Received) {
+    ramp::hold(ws, live, stop, |message| {
+        match lobby::read(message) {
+            Ok(LobbyFrame::Lists(bytes)) => {
+                received.frames.fetch_add(1, Ordering::Relaxed);
+                received.bytes.fetch_add(bytes as u64, Ordering::Relaxed);
             }
-            None => {
-                live.fail(&Failure::new("closed_while_held", "end of stream"));
-                break;
+            Ok(LobbyFrame::Closed(why)) => {
+                live.fail(&Failure::new("closed_while_held", why));
+                return ControlFlow::Break(());
             }
+            Ok(LobbyFrame::Event(event)) => {
+                live.fail(&Failure::new("unexpected_while_held", event.kind));
+            }
+            Ok(LobbyFrame::Other) => {}
+            Err(failure) => live.fail(&failure),
         }
-    }
-    live.open.fetch_sub(1, Ordering::Relaxed);
+        ControlFlow::Continue(())
+    })
+    .await;
 }
 
 /// The driver: every `every`, cancels its open seek (if any) and seeks again, until `stop`;
@@ -365,21 +308,4 @@ async fn send(ws: &mut Ws, text: String) -> Result<(), Failure> {
     ws.send(Message::text(text))
         .await
         .map_err(|err| Failure::ws("the driver sending", &err))
-}
-
-/// Opened and open connections once a second until `stop`.
-async fn progress(live: Arc<Live>, start: Instant, wanted: usize, stop: CancellationToken) {
-    let mut last = 0;
-    stats::each_second(start, stop, |now| {
-        let opened = live.opened.load(Ordering::Relaxed);
-        eprintln!(
-            "[{:>4} s] {opened} of {wanted} lobby connections opened (+{}/s), {} open, {} failures",
-            now.duration_since(start).as_secs(),
-            opened - last,
-            live.open.load(Ordering::Relaxed),
-            live.failure_count()
-        );
-        last = opened;
-    })
-    .await;
 }

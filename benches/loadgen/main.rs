@@ -18,7 +18,9 @@
 //!
 //! Layout: `cli` (the options), `conn` (HTTP and WebSocket, event fields), `play` (closed
 //! and open modes), `idle`, `lobby` (the lobby's pools and messages), `pairing`,
-//! `lobby_idle`, `stats` (counters, histograms, report), `procfs` (/proc).
+//! `lobby_idle`, `ramp` (the idle modes' ramp and hold), `window` (the playing and pairing
+//! modes' schedule, window and report), `stats` (counters, histograms, report), `procfs`
+//! (/proc).
 //!
 //! Everything is bounded: each read times out (10 s), a playing or pairing run stops at
 //! most 20 s (seating, joining) + warm-up + window + 30 s after it starts, an idle run after
@@ -35,7 +37,9 @@ mod loopback;
 mod pairing;
 mod play;
 mod procfs;
+mod ramp;
 mod stats;
+mod window;
 
 use std::process::ExitCode;
 use std::time::Duration;

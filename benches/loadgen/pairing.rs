@@ -37,8 +37,8 @@ use tokio_util::sync::CancellationToken;
 use crate::cli::{Common, PairingArgs};
 use crate::conn::{self, Failure, Frame, Ws};
 use crate::lobby::{self, POOLS};
-use crate::procfs;
-use crate::stats::{self, Live, Report, Summary, drain, measure};
+use crate::stats::{self, Live, Report, Summary};
+use crate::window::{self, Schedule, Window};
 
 /// The longest wait for every player to have joined the lobby before the warm-up starts anyway.
 const READY_LIMIT: Duration = Duration::from_secs(20);
@@ -46,19 +46,6 @@ const READY_LIMIT: Duration = Duration::from_secs(20);
 const WAIT_LIMIT: Duration = Duration::from_secs(10);
 /// A player that failed waits this long before it tries again.
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
-
-/// Where the measured window lies.
-#[derive(Debug, Clone, Copy)]
-struct Schedule {
-    window_start: Instant,
-    window_end: Instant,
-}
-
-impl Schedule {
-    fn contains(&self, at: Instant) -> bool {
-        at >= self.window_start && at < self.window_end
-    }
-}
 
 /// What a pairing's two sides have seen so far.
 #[derive(Debug, Default)]
@@ -149,7 +136,7 @@ pub async fn run(args: &PairingArgs, common: &Common, server_pid: Option<u32>) -
         opened: Mutex::new(stats::histogram()),
         meetings: Mutex::new(HashMap::new()),
     });
-    let rss_before = server_pid.and_then(procfs::rss_kib);
+    let timing = Window::new(args.warmup, args.window, common, server_pid);
 
     // Every player joins the lobby; the warm-up starts when all have.
     let (start_tx, start_rx) = watch::channel(None);
@@ -160,46 +147,29 @@ pub async fn run(args: &PairingArgs, common: &Common, server_pid: Option<u32>) -
         let source = common.source(pair);
         tasks.spawn(player(n, pool, source, ctx.clone(), start_rx.clone()));
     }
-    let joining = Instant::now();
-    while ctx.ready.load(Ordering::Relaxed) < players && joining.elapsed() < READY_LIMIT {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let ready = ctx.ready.load(Ordering::Relaxed);
-    let joined = joining.elapsed();
-    eprintln!(
-        "loadgen: {ready} of {players} players in the lobby in {:.2} s; warm-up {} s, window {} s",
-        joined.as_secs_f64(),
-        args.warmup,
-        args.window
-    );
-    let start = Instant::now();
-    let schedule = Schedule {
-        window_start: start + args.warmup(),
-        window_end: start + args.warmup() + args.window(),
-    };
-    let _ = start_tx.send(Some(schedule));
-
-    let progress = tokio::spawn(progress(ctx.clone(), start, schedule));
-    tokio::time::sleep_until(schedule.window_start).await;
-    let cpu = measure(server_pid, common, schedule.window_end).await;
-    let rss_after = server_pid.and_then(procfs::rss_kib);
-    ctx.stop.cancel();
-    let _ = progress.await;
-    drain(tasks, Duration::from_secs(5)).await;
+    let (ready, joined) = timing
+        .wait_ready(&ctx.ready, players, READY_LIMIT, "players in the lobby")
+        .await;
+    let progress_ctx = ctx.clone();
+    let measured = timing
+        .run(&start_tx, &ctx.stop, tasks, |start, schedule| {
+            progress(progress_ctx, start, schedule)
+        })
+        .await;
 
     let window_paired = ctx.window_paired.load(Ordering::Relaxed);
     let pairings = window_paired / 2;
-    let wall = cpu.wall.as_secs_f64().max(f64::EPSILON);
+    let wall = measured.cpu.wall.as_secs_f64().max(f64::EPSILON);
     let seeks_per_second = window_paired as f64 / wall;
     let latency = Summary::of(&live.window_histogram());
     let answered = Summary::of(&ctx.answered.lock().unwrap_or_else(|e| e.into_inner()));
     let told = Summary::of(&ctx.told.lock().unwrap_or_else(|e| e.into_inner()));
     let opened = Summary::of(&ctx.opened.lock().unwrap_or_else(|e| e.into_inner()));
-    let (cpu_lines, cpu_json) = stats::cpu_report_per(&cpu, Some(pairings), "pairing");
-    let (failure_lines, failure_json) = stats::failure_report(&live.failures());
     let unfinished = ctx.meetings.lock().unwrap_or_else(|e| e.into_inner()).len();
 
-    let mut lines = vec![
+    let in_window =
+        |title: &str, summary: Option<Summary>, what: &str| Summary::titled(title, summary, what, "none in the window");
+    let lines = vec![
         format!(
             "loadgen pairing: {} pairs ({players} lobby WebSockets) seeking in {} ({}){}, server {} (pid {})",
             args.pairs,
@@ -211,28 +181,29 @@ pub async fn run(args: &PairingArgs, common: &Common, server_pid: Option<u32>) -
                 ""
             },
             common.url,
-            server_pid.map_or("unknown".to_owned(), |p| p.to_string())
+            stats::pid_text(server_pid)
         ),
         format!(
             "window: {wall:.2} s after {} s of warm-up; {window_paired} seeks paired = {seeks_per_second:.0} seeks paired/s ({:.0} pairings/s)",
             args.warmup,
             seeks_per_second / 2.0
         ),
-        format!(
-            "pairing latency (second seek sent → both game_started): {}",
-            latency.map_or("no pairing met in the window".to_owned(), |s| s.line_of("pairings"))
+        Summary::titled(
+            "pairing latency (second seek sent → both game_started)",
+            latency,
+            "pairings",
+            "no pairing met in the window",
         ),
-        format!(
-            "seek answered paired (the second seek's round trip): {}",
-            answered.map_or("none in the window".to_owned(), |s| s.line_of("seeks"))
+        in_window("seek answered paired (the second seek's round trip)", answered, "seeks"),
+        in_window(
+            "the waiting side told (second seek sent → its paired)",
+            told,
+            "pairings",
         ),
-        format!(
-            "the waiting side told (second seek sent → its paired): {}",
-            told.map_or("none in the window".to_owned(), |s| s.line_of("pairings"))
-        ),
-        format!(
-            "table opened (paired → connected → snapshot), each side: {}",
-            opened.map_or("none in the window".to_owned(), |s| s.line_of("visits"))
+        in_window(
+            "table opened (paired → connected → snapshot), each side",
+            opened,
+            "visits",
         ),
         format!(
             "since the start: {} seeks paired, {} pairings met at their table ({unfinished} half-seen at the end); {ready} of {players} players joined in {:.2} s",
@@ -241,13 +212,6 @@ pub async fn run(args: &PairingArgs, common: &Common, server_pid: Option<u32>) -
             joined.as_secs_f64()
         ),
     ];
-    lines.extend(cpu_lines);
-    if let (Some(before), Some(after)) = (rss_before, rss_after) {
-        lines.push(format!(
-            "server RSS: {before} KiB before the load, {after} KiB at the end of the window"
-        ));
-    }
-    lines.extend(failure_lines);
     let json = json!({
         "mode": "pairing",
         "label": common.label,
@@ -267,13 +231,8 @@ pub async fn run(args: &PairingArgs, common: &Common, server_pid: Option<u32>) -
         "met": ctx.met.load(Ordering::Relaxed),
         "ready": ready,
         "joining_s": stats::round3(joined.as_secs_f64()),
-        "cpu": cpu_json,
-        "server_pid": server_pid,
-        "server_rss_kib_before": rss_before,
-        "server_rss_kib_after": rss_after,
-        "failures": failure_json,
     });
-    Ok(Report { lines, json })
+    Ok(measured.report(lines, pairings, "pairing", &live, json))
 }
 
 /// A progress line on stderr once a second until `stop`.
@@ -283,11 +242,7 @@ async fn progress(ctx: Arc<Ctx>, start: Instant, schedule: Schedule) {
         let paired = ctx.paired.load(Ordering::Relaxed);
         let met = ctx.met.load(Ordering::Relaxed);
         let (p99_second, p99_window) = ctx.live.take_second();
-        let phase = if now < schedule.window_start {
-            "warm-up"
-        } else {
-            "window"
-        };
+        let phase = schedule.phase(now);
         let ms = |p: Option<f64>| p.map_or("-".to_owned(), |p| format!("{p:.1} ms"));
         eprintln!(
             "[{:>4} s {phase:<7}] {:>5} seeks paired/s, {:>4} met/s, p99 {} (last s), {} (window), {} lobby and {} table sockets open, {} failures",
@@ -340,12 +295,9 @@ async fn player(
         let schedule = match schedule {
             Some(schedule) => schedule,
             None => {
-                ctx.ready.fetch_add(1, Ordering::Relaxed);
-                let waited = tokio::select! {
-                    _ = ctx.stop.cancelled() => None,
-                    got = start.wait_for(Option::is_some) => got.ok().and_then(|s| *s),
+                let Some(got) = window::wait_for_start(&ctx.ready, &ctx.stop, &mut start).await else {
+                    break;
                 };
-                let Some(got) = waited else { break };
                 *schedule.insert(got)
             }
         };

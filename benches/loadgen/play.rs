@@ -34,8 +34,8 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{Common, PlayArgs};
 use crate::conn::{self, Failure, Frame, Ws};
-use crate::procfs;
-use crate::stats::{self, Live, Report, Summary, drain, measure};
+use crate::stats::{self, Live, Report, Summary};
+use crate::window::{self, Schedule, Window};
 
 /// A match that hears nothing for this long gives its table up (`timeout`).
 const SILENCE: Duration = Duration::from_secs(10);
@@ -45,19 +45,6 @@ const SEATING_LIMIT: Duration = Duration::from_secs(20);
 pub const STOP_GRACE: Duration = Duration::from_secs(30);
 /// A match that failed waits this long before it tries a new table.
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
-
-/// When the load starts and where its measured window lies.
-#[derive(Debug, Clone, Copy)]
-struct Schedule {
-    window_start: Instant,
-    window_end: Instant,
-}
-
-impl Schedule {
-    fn contains(&self, at: Instant) -> bool {
-        at >= self.window_start && at < self.window_end
-    }
-}
 
 /// What every match shares.
 struct Ctx {
@@ -99,7 +86,7 @@ pub async fn run(
         stop: CancellationToken::new(),
         seated: std::sync::atomic::AtomicU32::new(0),
     });
-    let rss_before = server_pid.and_then(procfs::rss_kib);
+    let timing = Window::new(play.warmup, play.window, common, server_pid);
 
     // Every match seats its first table; the warm-up starts when all are seated.
     let (start_tx, start_rx) = watch::channel(None);
@@ -107,48 +94,28 @@ pub async fn run(
     for n in 0..matches {
         tasks.spawn(run_match(n, ctx.clone(), start_rx.clone()));
     }
-    let seating_started = Instant::now();
-    while ctx.seated.load(Ordering::Relaxed) < matches && seating_started.elapsed() < SEATING_LIMIT {
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
-    let seated = ctx.seated.load(Ordering::Relaxed);
-    let seating = seating_started.elapsed();
-    eprintln!(
-        "loadgen: {seated} of {matches} matches seated in {:.2} s; warm-up {} s, window {} s",
-        seating.as_secs_f64(),
-        play.warmup,
-        play.window
-    );
-    let start = Instant::now();
-    let schedule = Schedule {
-        window_start: start + play.warmup(),
-        window_end: start + play.warmup() + play.window(),
-    };
-    let _ = start_tx.send(Some(schedule));
-
-    let progress = tokio::spawn(progress(live.clone(), start, schedule, ctx.stop.clone()));
-    tokio::time::sleep_until(schedule.window_start).await;
-    let cpu = measure(server_pid, common, schedule.window_end).await;
-    let rss_after = server_pid.and_then(procfs::rss_kib);
-    ctx.stop.cancel();
-    let _ = progress.await;
-    // The matches close their sockets and end; those that do not within a few seconds are
-    // dropped with their sockets.
-    drain(tasks, Duration::from_secs(5)).await;
+    let (seated, seating) = timing
+        .wait_ready(&ctx.seated, matches, SEATING_LIMIT, "matches seated")
+        .await;
+    let stop = ctx.stop.clone();
+    let measured = timing
+        .run(&start_tx, &ctx.stop, tasks, |start, schedule| {
+            progress(live.clone(), start, schedule, stop)
+        })
+        .await;
+    let cpu = &measured.cpu;
 
     let window_moves = live.window_moves.load(Ordering::Relaxed);
     let latency = Summary::of(&live.window_histogram());
-    let (cpu_lines, cpu_json) = stats::cpu_report(&cpu, Some(window_moves));
-    let (failure_lines, failure_json) = stats::failure_report(&live.failures());
     let moves_per_second = window_moves as f64 / cpu.wall.as_secs_f64().max(f64::EPSILON);
     let mode = if rate.is_some() { "open" } else { "closed" };
 
-    let mut lines = vec![
+    let lines = vec![
         format!(
             "loadgen {mode}: {matches} matches (Gomoku 15×15, free opening, random legal moves), {} WebSockets, server {} (pid {})",
             2 * matches,
             common.url,
-            server_pid.map_or("unknown".to_owned(), |p| p.to_string())
+            stats::pid_text(server_pid)
         ),
         format!(
             "window: {:.2} s after {} s of warm-up; {window_moves} moves = {moves_per_second:.0} moves/s{}",
@@ -156,10 +123,7 @@ pub async fn run(
             play.warmup,
             rate.map_or(String::new(), |r| format!(" (offered {r:.0}/s)"))
         ),
-        format!(
-            "opponent-sees latency: {}",
-            latency.map_or("no moves in the window".to_owned(), |s| s.line())
-        ),
+        Summary::titled("opponent-sees latency", latency, "moves", "no moves in the window"),
         format!(
             "tables created {}, games finished {}, matches seated at the start {seated} in {:.2} s",
             live.tables.load(Ordering::Relaxed),
@@ -167,13 +131,6 @@ pub async fn run(
             seating.as_secs_f64()
         ),
     ];
-    lines.extend(cpu_lines);
-    if let (Some(before), Some(after)) = (rss_before, rss_after) {
-        lines.push(format!(
-            "server RSS: {before} KiB before the load, {after} KiB at the end of the window"
-        ));
-    }
-    lines.extend(failure_lines);
     let json = json!({
         "mode": mode,
         "label": common.label,
@@ -188,13 +145,8 @@ pub async fn run(
         "games": live.games.load(Ordering::Relaxed),
         "seated": seated,
         "seating_s": stats::round3(seating.as_secs_f64()),
-        "cpu": cpu_json,
-        "server_pid": server_pid,
-        "server_rss_kib_before": rss_before,
-        "server_rss_kib_after": rss_after,
-        "failures": failure_json,
     });
-    Ok(Report { lines, json })
+    Ok(measured.report(lines, window_moves, "move", &live, json))
 }
 
 /// A progress line on stderr once a second until `stop`.
@@ -203,11 +155,7 @@ async fn progress(live: Arc<Live>, start: Instant, schedule: Schedule, stop: Can
     stats::each_second(start, stop, |now| {
         let moves = live.moves.load(Ordering::Relaxed);
         let (p99_second, p99_window) = live.take_second();
-        let phase = if now < schedule.window_start {
-            "warm-up"
-        } else {
-            "window"
-        };
+        let phase = schedule.phase(now);
         let ms = |p: Option<f64>| p.map_or("-".to_owned(), |p| format!("{p:.2} ms"));
         eprintln!(
             "[{:>4} s {phase:<7}] {:>6} moves/s, p99 {} (last s), {} (window), {} sockets open, {} games, {} failures",
@@ -246,12 +194,7 @@ async fn run_match(n: u32, ctx: Arc<Ctx>, mut start: watch::Receiver<Option<Sche
         let schedule = match schedule {
             Some(schedule) => schedule,
             None => {
-                ctx.seated.fetch_add(1, Ordering::Relaxed);
-                let waited = tokio::select! {
-                    _ = ctx.stop.cancelled() => None,
-                    got = start.wait_for(Option::is_some) => got.ok().and_then(|s| *s),
-                };
-                let Some(got) = waited else {
+                let Some(got) = window::wait_for_start(&ctx.seated, &ctx.stop, &mut start).await else {
                     close(players, ctx.live.clone());
                     return;
                 };

@@ -192,16 +192,17 @@ impl Summary {
         })
     }
 
-    pub fn line(&self) -> String {
-        self.line_of("moves")
-    }
-
     /// The percentiles, counting `what` (`moves`, `pairings`, …).
     pub fn line_of(&self, what: &str) -> String {
         format!(
             "p50 {:.2} ms, p90 {:.2} ms, p99 {:.2} ms, p99.9 {:.2} ms, max {:.2} ms, mean {:.2} ms ({} {what})",
             self.p50, self.p90, self.p99, self.p999, self.max, self.mean, self.count
         )
+    }
+
+    /// A report's line `title: percentiles`, or `title: none` when `summary` is empty.
+    pub fn titled(title: &str, summary: Option<Summary>, what: &str, none: &str) -> String {
+        format!("{title}: {}", summary.map_or(none.to_owned(), |s| s.line_of(what)))
     }
 
     pub fn json(&self) -> Value {
@@ -211,6 +212,11 @@ impl Summary {
             "mean_ms": round3(self.mean),
         })
     }
+}
+
+/// The server's process id for a report's first line (`unknown` when not found).
+pub fn pid_text(server_pid: Option<u32>) -> String {
+    server_pid.map_or("unknown".to_owned(), |p| p.to_string())
 }
 
 pub fn round3(x: f64) -> f64 {

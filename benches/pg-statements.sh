@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Which statements PostgreSQL spends its time on under load (docs/benchmarks.md, "A game's
+# Which statements PostgreSQL spends its time on under load (docs/benchmarks/history.md, "A game's
 # end in one statement"): a fresh cluster with pg_stat_statements loaded, then
 #   benches/run-load.sh "$@"           (default: closed --matches 100 --warmup 5 --window 30 --pg --json)
 # on it, then its 22 costliest statements (calls, total and mean execution time, rows,

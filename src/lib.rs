@@ -11,8 +11,11 @@
 //! - [`ws`]: one task per WebSocket connection: parse, rate-limit, forward.
 //! - [`protocol`]: every client and server message (documented in `docs/protocol.md`).
 //! - [`table`]: one actor per table: seats, the game, versioned events.
-//! - [`games`]: the rules of each game, pure code behind one trait.
-//! - [`bots`]: computer players for every game, and the arena that measures them.
+//! - [`games`]: the rules of each game, pure code behind one trait (the crate
+//!   `spelbord-games`, under `crates/`).
+//! - [`bots`]: computer players for every game, and the arena that measures them (the
+//!   crate `spelbord-bots`, which needs only the rules).
+//! - [`lobby`]: meeting an opponent: seeks, pairing, listed tables and games to watch.
 //! - [`records`]: stored games read back, replayed and exported in each game's notation.
 //! - [`ratings`]: Glicko-2 ratings per player and game; the bots' fixed ratings.
 //! - [`store`]: Postgres (and the private development cluster).
@@ -21,10 +24,8 @@
 //!   process's Prometheus recorder (rendered by `GET /metrics`).
 
 pub mod app;
-pub mod bots;
 pub mod cluster;
 pub mod config;
-pub mod games;
 pub mod http;
 pub mod lobby;
 pub mod metrics;
@@ -35,3 +36,8 @@ pub mod records;
 pub mod store;
 pub mod table;
 pub mod ws;
+
+/// The bots, a crate of their own (`crates/spelbord-bots`).
+pub use spelbord_bots as bots;
+/// The games' rules, a crate of their own (`crates/spelbord-games`).
+pub use spelbord_games as games;

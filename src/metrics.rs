@@ -52,12 +52,12 @@ pub const MOVE_BATCH: &str = "spelbord_move_batch_moves";
 pub const DB_POOL_CONNECTIONS: &str = "spelbord_db_pool_connections";
 /// The most connections the pool may open (gauge).
 pub const DB_POOL_MAX: &str = "spelbord_db_pool_max_connections";
-/// Bot search threads running (gauge).
-pub const BOT_THREADS: &str = "spelbord_bot_threads";
-/// Bot search threads searching now (gauge).
-pub const BOT_THREADS_BUSY: &str = "spelbord_bot_threads_busy";
 /// Bot searches waiting for a thread (gauge).
-pub const BOT_SEARCHES_QUEUED: &str = "spelbord_bot_searches_queued";
+pub use spelbord_bots::metrics::BOT_SEARCHES_QUEUED;
+/// Bot search threads running (gauge).
+pub use spelbord_bots::metrics::BOT_THREADS;
+/// Bot search threads searching now (gauge).
+pub use spelbord_bots::metrics::BOT_THREADS_BUSY;
 /// Requests or messages refused by a rate limit or a cap, by `limit` (counter).
 pub const RATE_LIMITED: &str = "spelbord_rate_limited_total";
 /// Open lobby connections (gauge).
@@ -328,21 +328,6 @@ pub fn record_pool(pool: &sqlx::PgPool) {
     gauge!(DB_POOL_CONNECTIONS, "state" => "idle").set(idle);
     gauge!(DB_POOL_CONNECTIONS, "state" => "in_use").set((size - idle).max(0.0));
     gauge!(DB_POOL_MAX).set(f64::from(pool.options().get_max_connections()));
-}
-
-/// Counts one running bot search thread.
-pub fn bot_thread() -> Counted {
-    Counted::new(BOT_THREADS)
-}
-
-/// Counts one bot search waiting for a thread (until taken up, or dropped unsearched).
-pub fn queued_search() -> Counted {
-    Counted::new(BOT_SEARCHES_QUEUED)
-}
-
-/// Counts one search thread as busy while it searches.
-pub fn bot_searching() -> Counted {
-    Counted::new(BOT_THREADS_BUSY)
 }
 
 /// Which limit refused something.

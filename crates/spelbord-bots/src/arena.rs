@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::budget::{self, think_time};
 use super::{Budgets, Context, Decision, Strength, decide};
-use crate::games::{AnyGame, AnySettings, EndReason, GameResult, Outcome, Seat};
+use spelbord_games::{AnyGame, AnySettings, EndReason, GameResult, Outcome, Seat};
 
 /// A safety cap on a simulated game's length, in moves (every game here has a cap of its
 /// own well below it).
@@ -371,8 +371,8 @@ fn settle_stale(game: &AnyGame, sims: &mut [SeatSim]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::GameKind;
-    use crate::games::settings::SettingsReader;
+    use spelbord_games::GameKind;
+    use spelbord_games::settings::SettingsReader;
 
     fn spec(kind: GameKind, games: u32) -> MatchSpec {
         let mut reader = SettingsReader::new(serde_json::Map::new());

@@ -10,6 +10,7 @@
 //! - [`budget`]: how long a bot may think, from its strength and its clock.
 //! - [`pool`]: the search threads and the answers' way back to the table.
 //! - [`arena`]: plays bots against each other (the `spelbord arena` command).
+//! - [`metrics`]: the search threads' gauges.
 //! - [`tt`]: the transposition table the engines' searches share (one per thread and engine).
 
 pub mod arena;
@@ -18,6 +19,7 @@ pub mod bughouse;
 pub mod gomoku;
 pub mod krux;
 pub mod lines_of_action;
+pub mod metrics;
 pub mod pool;
 pub mod tt;
 
@@ -29,7 +31,7 @@ use rand::seq::IndexedRandom;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::games::{AnyGame, Rules, Seat};
+use spelbord_games::{AnyGame, Rules, Seat};
 
 /// How strongly a bot plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

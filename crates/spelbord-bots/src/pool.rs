@@ -32,7 +32,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::{Budgets, Context, Decision, Strength, decide};
-use crate::games::{AnyGame, Seat};
+use spelbord_games::{AnyGame, Seat};
 
 /// What a table asks a bot to think about.
 #[derive(Debug)]
@@ -291,9 +291,9 @@ fn lower_priority() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::AnySettings;
-    use crate::games::GameKind;
-    use crate::games::settings::SettingsReader;
+    use spelbord_games::AnySettings;
+    use spelbord_games::GameKind;
+    use spelbord_games::settings::SettingsReader;
 
     #[tokio::test]
     async fn answers_come_back_with_their_ticket() {

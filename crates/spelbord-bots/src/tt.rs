@@ -292,7 +292,7 @@ pub fn with_thread_table<M: Copy + PartialEq + 'static, R>(
 /// Declares an engine's per-thread table and the function that lends it to a search:
 ///
 /// ```ignore
-/// crate::bots::tt::per_thread! {
+/// crate::tt::per_thread! {
 ///     /// Runs `search` with this thread's table.
 ///     pub fn with_table -> Table<u16> = Table::new(20, u16::MAX, Earlier::Used);
 /// }
@@ -304,12 +304,12 @@ pub fn with_thread_table<M: Copy + PartialEq + 'static, R>(
 macro_rules! per_thread {
     ($(#[$attr:meta])* $vis:vis fn $name:ident -> Table<$m:ty> = $make:expr;) => {
         $(#[$attr])*
-        $vis fn $name<R>(search: impl FnOnce(&mut $crate::bots::tt::Table<$m>) -> R) -> R {
+        $vis fn $name<R>(search: impl FnOnce(&mut $crate::tt::Table<$m>) -> R) -> R {
             ::std::thread_local! {
-                static TABLE: ::std::cell::RefCell<Option<$crate::bots::tt::Table<$m>>> =
+                static TABLE: ::std::cell::RefCell<Option<$crate::tt::Table<$m>>> =
                     const { ::std::cell::RefCell::new(None) };
             }
-            $crate::bots::tt::with_thread_table(&TABLE, || $make, search)
+            $crate::tt::with_thread_table(&TABLE, || $make, search)
         }
     };
 }

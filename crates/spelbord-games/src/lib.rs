@@ -11,6 +11,31 @@
 //! - several clocks at once (Bughouse's two boards): [`Rules::active_seats`] returns a set;
 //! - multi-part turns (Krux): a `Move` may be one part of a turn, and [`Played::turn_over`]
 //!   says whether the turn passed on.
+//!
+//! This crate is pure: no async runtime, no database, no web framework among its
+//! dependencies (the server and the bots build on it). A game of Lines of Action, played
+//! through the JSON a table speaks, and a perft of its start:
+//!
+//! ```
+//! use spelbord_games::lines_of_action::{LinesOfAction, LoaSettings, perft};
+//! use spelbord_games::{AnySettings, GameKind, Rules, SettingsReader};
+//!
+//! // The settings a table's creation request would carry (none: the defaults).
+//! let mut reader = SettingsReader::new(serde_json::Map::new());
+//! let settings = AnySettings::read(GameKind::LinesOfAction, &mut reader).expect("defaults");
+//! let mut game = settings.new_game();
+//! assert_eq!(game.active_seats().iter().collect::<Vec<_>>(), [0]);
+//! // Black (seat 0) plays its first legal move, as a client would send it.
+//! let first = game.legal_moves_json(0).remove(0);
+//! let (played, _notation) = game.play_json(0, &first).expect("a legal move");
+//! assert!(played.turn_over);
+//! assert_eq!(game.active_seats().iter().collect::<Vec<_>>(), [1]);
+//!
+//! // Perft: 36 first moves from the standard start, 1,244 sequences of two.
+//! let start = LinesOfAction::new(&LoaSettings::default());
+//! assert_eq!(perft(&start, 1), 36);
+//! assert_eq!(perft(&start, 2), 1_244);
+//! ```
 
 pub mod bughouse;
 pub mod gomoku;

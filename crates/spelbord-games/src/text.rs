@@ -37,7 +37,7 @@ impl ParseSquareError {
 /// the text is not a square. Whether the square is on a board is the caller's question.
 ///
 /// ```
-/// use spelbord::games::text::letter_and_row;
+/// use spelbord_games::text::letter_and_row;
 /// assert_eq!(letter_and_row("H8"), Ok((7, 7)));
 /// assert_eq!(letter_and_row("c12"), Ok((2, 11)));
 /// assert!(letter_and_row("H08").is_err());

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use crate::games::Seat;
+use spelbord_games::Seat;
 
 /// How the clocks shape one decision.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -221,7 +221,7 @@ fn placement(board: &Board, colour: Color) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::bughouse::parse_board;
+    use spelbord_games::bughouse::parse_board;
 
     fn eval_of(fen: &str, knowledge: Knowledge) -> i32 {
         let node = Node::from_position(&parse_board(fen).expect("test FEN")).expect("test node");

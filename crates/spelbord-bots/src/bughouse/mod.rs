@@ -29,8 +29,8 @@ mod tactics;
 /// are the nodes' Zobrist hashes (pockets included), so an entry stays valid when the
 /// partner board changes a pocket: the changed position has another key.
 mod tt {
-    pub use crate::bots::tt::{Bound, Earlier, Table, from_table, to_table};
-    crate::bots::tt::per_thread! {
+    pub use crate::tt::{Bound, Earlier, Table, from_table, to_table};
+    crate::tt::per_thread! {
         /// Runs `search` with this thread's table (allocated on first use), new age.
         pub fn with_table -> Table<u16> = Table::new(20, 0, Earlier::Used);
     }
@@ -45,11 +45,11 @@ use rand::Rng;
 use shakmaty::{CastlingMode, Move, Position};
 
 use super::{Bot, Context, Decision, Strength, random_move};
-use crate::games::Seat;
-use crate::games::bughouse::{Bughouse, BughouseMove, board_of, colour_of};
 use eval::{Eval, Knowledge};
 use node::Node;
 use search::{Config, MATE_BOUND};
+use spelbord_games::Seat;
+use spelbord_games::bughouse::{Bughouse, BughouseMove, board_of, colour_of};
 
 /// Easy's noise: up to this many centipawns either way on every root move.
 const EASY_NOISE: i32 = 60;

@@ -317,7 +317,7 @@ fn hash_of(chess: &Chess, pockets: &Pockets) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::bughouse::parse_board;
+    use spelbord_games::bughouse::parse_board;
 
     fn node(fen: &str) -> Node {
         Node::from_position(&parse_board(fen).expect("test FEN")).expect("test node")

@@ -13,8 +13,8 @@ use shakmaty::{ByColor, ByRole, Color, Move, Position, Role, attacks};
 
 use super::eval::hand_value;
 use super::node::{HAND_ROLES, Node, Travel};
-use crate::games::Seat;
-use crate::games::bughouse::{Bughouse, board_of, colour_of};
+use spelbord_games::Seat;
+use spelbord_games::bughouse::{Bughouse, board_of, colour_of};
 
 /// A piece that would let our partner's opponent mate at once.
 const DANGER: i32 = 1_500;

@@ -6,8 +6,8 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use super::*;
-use crate::games::bughouse::parse_board;
-use crate::games::{EndReason, Rules};
+use spelbord_games::bughouse::parse_board;
+use spelbord_games::{EndReason, Rules};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1";
 

@@ -7,7 +7,7 @@
 
 use super::eval;
 use super::pattern::{self, LineKey, OPP, OWN, Pattern, REACH, Threat, WALL};
-use crate::games::gomoku::{Gomoku, Mark, Square, Variant};
+use spelbord_games::gomoku::{Gomoku, Mark, Square, Variant};
 
 /// A square as an index, `row * size + col`.
 pub type Cell = usize;

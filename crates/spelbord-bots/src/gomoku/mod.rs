@@ -5,7 +5,7 @@
 //! - [`eval`]: square values, the static evaluation and move ordering.
 //! - [`vcf`]: victory by continuous fours.
 //! - [`search`]: negamax PVS with iterative deepening.
-//! - [`tt`]: this engine's transposition table, the shared [`crate::bots::tt`].
+//! - [`tt`]: this engine's transposition table, the shared [`crate::tt`].
 //! - [`tactics`]: forced moves and the static judgements (lost, dead drawn).
 //! - [`easy`] and [`think`]: how each strength picks its move.
 //!
@@ -26,8 +26,8 @@ mod vcf;
 /// The shared transposition table with cells as moves (`u16::MAX` for none): 2^20 entries
 /// of 16 bytes, 16 MB per search thread, kept between searches.
 mod tt {
-    pub use crate::bots::tt::{Bound, Earlier, Table, from_table, to_table};
-    crate::bots::tt::per_thread! {
+    pub use crate::tt::{Bound, Earlier, Table, from_table, to_table};
+    crate::tt::per_thread! {
         /// Runs `search` with this thread's table (made on first use), starting a new age.
         pub fn with_table -> Table<u16> = Table::new(20, u16::MAX, Earlier::Used);
     }
@@ -39,8 +39,8 @@ mod tests;
 use board::Board;
 
 use super::{Bot, Context, Decision, Strength, random_move};
-use crate::games::gomoku::{Gomoku, GomokuMove};
-use crate::games::{Rules, Seat};
+use spelbord_games::gomoku::{Gomoku, GomokuMove};
+use spelbord_games::{Rules, Seat};
 
 impl Bot for Gomoku {
     fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<GomokuMove> {

@@ -17,7 +17,7 @@
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
 
-use crate::games::gomoku::Variant;
+use spelbord_games::gomoku::Variant;
 
 /// Two bits per neighbour, ten neighbours: bits `2s..2s+2` hold slot `s` (see [`slot`]).
 pub type LineKey = u32;

@@ -313,8 +313,8 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::bots::gomoku::tt::with_table;
-    use crate::games::gomoku::Variant;
+    use crate::gomoku::tt::with_table;
+    use spelbord_games::gomoku::Variant;
 
     #[test]
     fn defends_only_against_an_open_three() {

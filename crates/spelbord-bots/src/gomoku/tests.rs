@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use super::board::Board;
 use super::vcf::{self, Cache, Limits};
-use crate::bots::{Bot, Context, Decision, Strength};
-use crate::games::gomoku::{Gomoku, GomokuMove, GomokuSettings, Opening, Square, Variant};
-use crate::games::{Rules, Seat};
+use crate::{Bot, Context, Decision, Strength};
+use spelbord_games::gomoku::{Gomoku, GomokuMove, GomokuSettings, Opening, Square, Variant};
+use spelbord_games::{Rules, Seat};
 
 const THINKERS: [Strength; 3] = [Strength::Easy, Strength::Medium, Strength::Hard];
 

@@ -11,7 +11,7 @@ use super::pattern::Threat;
 use super::search::{self, Config, Search};
 use super::vcf::{self, Cache};
 use super::{tactics, tt};
-use crate::bots::Context;
+use crate::Context;
 
 /// What a strength does beyond the search itself.
 #[derive(Debug, Clone, Copy)]

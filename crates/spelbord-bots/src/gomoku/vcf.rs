@@ -164,7 +164,7 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::games::gomoku::Variant;
+    use spelbord_games::gomoku::Variant;
 
     const WIDE: Limits = Limits {
         fours: 20,

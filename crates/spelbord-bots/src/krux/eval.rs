@@ -13,8 +13,8 @@
 //! Immediate wins are not the evaluation's business: the search asks the rules'
 //! `can_win` at every node. The simple evaluation (easy's) weighs exposure only.
 
-use crate::games::Seat;
-use crate::games::krux::{KruxPosition, Ring};
+use spelbord_games::Seat;
+use spelbord_games::krux::{KruxPosition, Ring};
 
 /// The hole, d4, as (column, row).
 const HOLE: (i8, i8) = (3, 3);

@@ -12,7 +12,7 @@
 //!   table and move ordering ([`search`]), on the full evaluation ([`eval`]).
 //!
 //! Modules: [`root`] (the turns to choose from), [`eval`], [`search`], [`tt`] (this engine's
-//! transposition table, the shared [`crate::bots::tt`]).
+//! transposition table, the shared [`crate::tt`]).
 
 mod eval;
 mod root;
@@ -22,8 +22,8 @@ mod search;
 /// for none): 2^20 entries of 24 bytes, 24 MB per search thread. A search sees only its
 /// own entries ([`Earlier::Ignored`]), so its answer never depends on an earlier one.
 mod tt {
-    pub use crate::bots::tt::{Bound, Earlier, Table};
-    crate::bots::tt::per_thread! {
+    pub use crate::tt::{Bound, Earlier, Table};
+    crate::tt::per_thread! {
         /// Runs `search` with this thread's table (made on first use), started afresh.
         pub fn with_table -> Table<u64> = Table::new(20, 0, Earlier::Ignored);
     }
@@ -35,11 +35,11 @@ use rand::Rng;
 use rand::seq::{IndexedRandom, SliceRandom};
 
 use super::{Bot, Context, Decision, Strength};
-use crate::games::Seat;
-use crate::games::krux::{Krux, KruxMove, can_win, turn_outcomes};
 use eval::{Evaluation, for_seat, mover_seat};
 use root::{Ending, Turn};
 use search::Limits;
+use spelbord_games::Seat;
+use spelbord_games::krux::{Krux, KruxMove, can_win, turn_outcomes};
 
 /// Kept back from the deadline for the answer's way out.
 const MARGIN: Duration = Duration::from_millis(20);

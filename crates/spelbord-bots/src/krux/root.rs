@@ -3,8 +3,8 @@
 //! boundary (repetition or the turn cap), or a position where the game goes on — and the
 //! safety test: does the opponent's next piece have a winning turn after it?
 
-use crate::games::krux::{Krux, KruxPosition, Part, can_win, turn_outcomes};
-use crate::games::{EndReason, Rules};
+use spelbord_games::krux::{Krux, KruxPosition, Part, can_win, turn_outcomes};
+use spelbord_games::{EndReason, Rules};
 
 /// What a turn comes to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -18,8 +18,8 @@ use std::time::Instant;
 use super::eval::{Evaluation, for_seat, mover_seat};
 use super::root::{Ending, Turn};
 use super::tt::{Bound, Table};
-use crate::games::Seat;
-use crate::games::krux::{Krux, KruxPosition, TURN_LIMIT, can_win, next_positions};
+use spelbord_games::Seat;
+use spelbord_games::krux::{Krux, KruxPosition, TURN_LIMIT, can_win, next_positions};
 
 /// The value of a position where the side to move can win at once.
 pub const WIN: i32 = 1_000_000;

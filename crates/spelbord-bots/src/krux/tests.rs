@@ -5,8 +5,8 @@
 use std::time::{Duration, Instant};
 
 use super::*;
-use crate::games::krux::winning_turn;
-use crate::games::{EndReason, Rules};
+use spelbord_games::krux::winning_turn;
+use spelbord_games::{EndReason, Rules};
 
 const STRENGTHS: [Strength; 3] = [Strength::Easy, Strength::Medium, Strength::Hard];
 

@@ -2,8 +2,8 @@
 //! copied on every move (24 bytes); moves packed in a `u16`; the end check after a move
 //! under the table's `simultaneous` rule.
 
-use crate::games::lines_of_action::bitboard::{is_one_group, targets};
-use crate::games::lines_of_action::{LoaMove, Position, Side, Simultaneous, Square};
+use spelbord_games::lines_of_action::bitboard::{is_one_group, targets};
+use spelbord_games::lines_of_action::{LoaMove, Position, Side, Simultaneous, Square};
 
 /// A move packed as `from | to << 6` (square indices, `a1` = 0). `a1-a1` is never legal,
 /// so 0 means "no move"; `h8-h8` is the pass.
@@ -246,8 +246,8 @@ impl Board {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::Rules;
-    use crate::games::lines_of_action::{LinesOfAction, LoaSettings};
+    use spelbord_games::Rules;
+    use spelbord_games::lines_of_action::{LinesOfAction, LoaSettings};
 
     #[test]
     fn moves_match_the_rules_and_keys_update_incrementally() {

@@ -19,7 +19,7 @@
 
 use super::board::Board;
 use super::threats::groups;
-use crate::games::lines_of_action::bitboard::{FILE_A, FILE_H, targets};
+use spelbord_games::lines_of_action::bitboard::{FILE_A, FILE_H, targets};
 
 /// How much the evaluation knows: a weight per feature (zero: not known).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -241,7 +241,7 @@ pub fn evaluate(board: &Board, knowledge: &Knowledge) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::lines_of_action::{Position, Simultaneous};
+    use spelbord_games::lines_of_action::{Position, Simultaneous};
 
     fn bits(squares: &[&str]) -> u64 {
         squares.iter().fold(0, |acc, s| {

@@ -19,7 +19,7 @@
 //! - [`threats`]: groups, connecting moves, the root's sorting of moves;
 //! - [`eval`]: the static evaluation;
 //! - [`search`]: alpha-beta with iterative deepening;
-//! - [`tt`]: this engine's transposition table, the shared [`crate::bots::tt`].
+//! - [`tt`]: this engine's transposition table, the shared [`crate::tt`].
 
 pub mod board;
 pub mod eval;
@@ -30,8 +30,8 @@ pub mod threats;
 /// 2^20 entries of 16 bytes, 16 MB per search thread, kept between searches.
 pub mod tt {
     use super::board::{Mv, NO_MOVE};
-    pub use crate::bots::tt::{Bound, Earlier, Table, from_table, to_table};
-    crate::bots::tt::per_thread! {
+    pub use crate::tt::{Bound, Earlier, Table, from_table, to_table};
+    crate::tt::per_thread! {
         /// Runs `search` with this thread's table (allocated at its first search).
         pub fn with_table -> Table<Mv> = Table::new(20, NO_MOVE, Earlier::Used);
     }
@@ -46,8 +46,8 @@ use self::eval::{Knowledge, evaluate};
 use self::search::{Profile, Task, best_move, margin};
 use self::threats::{RootMoves, can_win_now};
 use super::{Bot, Context, Decision, Strength, random_move};
-use crate::games::lines_of_action::{LinesOfAction, LoaMove, Side};
-use crate::games::{Rules, Seat};
+use spelbord_games::lines_of_action::{LinesOfAction, LoaMove, Side};
+use spelbord_games::{Rules, Seat};
 
 /// Medium: a shallow search with the simple evaluation.
 const MEDIUM: Profile = Profile {
@@ -102,15 +102,13 @@ fn one_ply(board: &Board, moves: &[Mv], knowledge: Knowledge, mut noise: impl Fn
         .map(|(mv, _)| mv)
 }
 
-impl LinesOfAction {
-    /// The keys of the positions since the last capture, the current one last.
-    fn recent_keys(&self) -> Vec<u64> {
-        let rule = self.simultaneous();
-        self.recent_positions()
-            .iter()
-            .map(|position| Board::new(position, rule).hash)
-            .collect()
-    }
+/// The keys of the positions since the last capture, the current one last.
+fn recent_keys(game: &LinesOfAction) -> Vec<u64> {
+    let rule = game.simultaneous();
+    game.recent_positions()
+        .iter()
+        .map(|position| Board::new(position, rule).hash)
+        .collect()
 }
 
 /// How a strength picks among the moves that neither win nor lose at once.
@@ -160,7 +158,7 @@ pub fn choose(game: &LinesOfAction, style: Style, ctx: &Context) -> LoaMove {
                 let task = Task {
                     board,
                     candidates: &candidates,
-                    history: &game.recent_keys(),
+                    history: &recent_keys(game),
                     rule,
                     deadline: ctx.deadline.checked_sub(margin(budget)).unwrap_or(ctx.deadline),
                     seed: ctx.seed,

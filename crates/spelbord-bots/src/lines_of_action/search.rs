@@ -10,7 +10,7 @@ use super::board::{After, Board, Mv, NO_MOVE, PASS, from_of, mix, to_of};
 use super::eval::{Knowledge, evaluate};
 use super::threats::{best_connection, opponent_threatens};
 use super::tt::{self, Bound, Table};
-use crate::games::lines_of_action::Simultaneous;
+use spelbord_games::lines_of_action::Simultaneous;
 
 /// The score of a win on the move (less one per ply until it happens).
 pub const WIN: i32 = 30_000;

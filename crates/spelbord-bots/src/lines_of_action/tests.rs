@@ -7,7 +7,7 @@ use super::board::{After, Board, Mv, from_loa, to_loa};
 use super::threats::{RootMoves, can_win_now};
 use super::*;
 
-use crate::games::lines_of_action::{LoaSettings, Simultaneous};
+use spelbord_games::lines_of_action::{LoaSettings, Simultaneous};
 
 fn game(rows: [&str; 8], side: char) -> LinesOfAction {
     let text = format!("{} {side}", rows.concat());

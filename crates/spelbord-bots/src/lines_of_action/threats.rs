@@ -8,8 +8,8 @@
 //! every other group come from prefix and suffix intersections of the groups' grown masks,
 //! so most pieces are dismissed without a single flood fill.
 
-use crate::games::lines_of_action::Simultaneous;
-use crate::games::lines_of_action::bitboard::{spread, targets};
+use spelbord_games::lines_of_action::Simultaneous;
+use spelbord_games::lines_of_action::bitboard::{spread, targets};
 
 use super::board::{After, Board, Mv, step};
 
@@ -191,8 +191,8 @@ impl RootMoves {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::lines_of_action::bitboard::is_one_group;
-    use crate::games::lines_of_action::{LinesOfAction, Position};
+    use spelbord_games::lines_of_action::bitboard::is_one_group;
+    use spelbord_games::lines_of_action::{LinesOfAction, Position};
 
     fn board(text: &str) -> Board {
         let game = LinesOfAction::from_position(text).expect("a valid test position");

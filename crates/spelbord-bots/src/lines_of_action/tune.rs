@@ -19,9 +19,9 @@ use rand::rngs::SmallRng;
 
 use super::eval::Knowledge;
 use super::{Style, choose};
-use crate::bots::{Context, Strength};
-use crate::games::lines_of_action::{LinesOfAction, LoaSettings};
-use crate::games::{GameResult, Rules, Seat};
+use crate::{Context, Strength};
+use spelbord_games::lines_of_action::{LinesOfAction, LoaSettings};
+use spelbord_games::{GameResult, Rules, Seat};
 
 fn parse(text: &str) -> Style {
     let mut parts = text.split(':');

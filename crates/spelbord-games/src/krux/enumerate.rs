@@ -11,7 +11,7 @@ use std::collections::{HashMap, HashSet};
 
 use super::turn::{Effect, State};
 use super::{Board, Krux, KruxMove, Part};
-use crate::games::Rules;
+use crate::Rules;
 
 // ------------------------------------------------------------- turn enumeration
 
@@ -142,10 +142,10 @@ pub fn winning_turn(game: &Krux) -> Option<Vec<Part>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::krux::square::*;
-    use crate::games::krux::test_support::*;
-    use crate::games::krux::*;
-    use crate::games::*;
+    use crate::krux::square::*;
+    use crate::krux::test_support::*;
+    use crate::krux::*;
+    use crate::*;
     use proptest::prelude::*;
     use serde_json::{Value, json};
     use std::collections::HashSet;

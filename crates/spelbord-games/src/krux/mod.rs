@@ -618,15 +618,15 @@ impl Rules for Krux {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::krux::test_support::*;
-    use crate::games::*;
+    use crate::krux::test_support::*;
+    use crate::*;
     use proptest::prelude::*;
     use serde_json::{Value, json};
     use std::collections::HashSet;
 
     #[test]
     fn through_any_game_json_edges() {
-        use crate::games::{AnySettings, GameKind, MoveError};
+        use crate::{AnySettings, GameKind, MoveError};
         assert_eq!(GameKind::from_id("krux"), Some(GameKind::Krux));
         assert_eq!(GameKind::Krux.id(), "krux");
         let mut r = SettingsReader::new(

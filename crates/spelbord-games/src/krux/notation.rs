@@ -16,7 +16,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::square::name;
 use super::{Board, HOLE_INDEX, KruxPosition, Ring, Square};
-use crate::games::text::{ParseSquareError, shorten};
+use crate::text::{ParseSquareError, shorten};
 
 impl KruxPosition {
     /// Checks a board built from the notation; the error is the reason.
@@ -182,8 +182,8 @@ impl<'de> Deserialize<'de> for KruxPosition {
 
 #[cfg(test)]
 mod tests {
-    use crate::games::krux::test_support::*;
-    use crate::games::krux::*;
+    use crate::krux::test_support::*;
+    use crate::krux::*;
 
     // ---------------------------------------------------------------- notation and settings
 

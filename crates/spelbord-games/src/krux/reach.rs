@@ -370,8 +370,8 @@ mod tests {
     use std::collections::HashSet;
 
     use super::*;
-    use crate::games::krux::enumerate::Explorer;
-    use crate::games::krux::test_support::*;
+    use crate::krux::enumerate::Explorer;
+    use crate::krux::test_support::*;
 
     /// The enumeration's answer: the end positions that do not win, and whether one wins.
     fn explored(position: KruxPosition) -> (HashSet<KruxPosition>, bool) {

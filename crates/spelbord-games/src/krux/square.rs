@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::SIZE;
-use crate::games::text::{ParseSquareError, letter_and_row, serde_as_string};
+use crate::text::{ParseSquareError, letter_and_row, serde_as_string};
 
 // ------------------------------------------------------------------------ squares
 

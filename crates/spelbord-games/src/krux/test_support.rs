@@ -1,9 +1,9 @@
 //! Helpers shared by the Krux rules' tests: drawn positions, playing parts from JSON,
 //! and the reference lists and random play the enumeration and property tests use.
 
-use crate::games::krux::square::*;
-use crate::games::krux::*;
-use crate::games::*;
+use crate::krux::square::*;
+use crate::krux::*;
+use crate::*;
 use proptest::prelude::*;
 use serde_json::{Value, json};
 

@@ -6,7 +6,7 @@ use super::{
     Board, CARRIED, CELLS, DIRECTIONS, HOLE_INDEX, JUMP_RANGE, KruxPosition, MAX_ACTIONS, MAX_STEPS, Part, Ring,
     SWAP_RANGE, Square, colour,
 };
-use crate::games::RuleError;
+use crate::RuleError;
 
 // ----------------------------------------------------------- the turn in progress
 
@@ -547,9 +547,9 @@ fn on_board<R: Report>(square: Square) -> Result<u8, R::Error> {
 
 #[cfg(test)]
 mod tests {
-    use crate::games::krux::test_support::*;
-    use crate::games::krux::*;
-    use crate::games::*;
+    use crate::krux::test_support::*;
+    use crate::krux::*;
+    use crate::*;
     use serde_json::json;
 
     // ---------------------------------------------------------------- rings and turn order

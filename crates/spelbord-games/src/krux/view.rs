@@ -146,9 +146,9 @@ impl Krux {
 
 #[cfg(test)]
 mod tests {
-    use crate::games::krux::test_support::*;
-    use crate::games::krux::*;
-    use crate::games::*;
+    use crate::krux::test_support::*;
+    use crate::krux::*;
+    use crate::*;
     use serde_json::json;
 
     // ---------------------------------------------------------------- the view

@@ -743,7 +743,7 @@ mod tests {
 
     #[test]
     fn through_any_game_json_edges() {
-        use crate::games::{AnySettings, GameKind, MoveError};
+        use crate::{AnySettings, GameKind, MoveError};
         assert_eq!(GameKind::from_id("lines-of-action"), Some(GameKind::LinesOfAction));
         assert_eq!(GameKind::LinesOfAction.id(), "lines-of-action");
         assert_eq!(

@@ -84,7 +84,7 @@ impl From<LoaMove> for MoveWire {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::lines_of_action::testkit::*;
+    use crate::lines_of_action::testkit::*;
 
     #[test]
     fn move_wire_format() {

@@ -5,7 +5,7 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{Position, Side, Square};
-use crate::games::text::{serde_as_string, shorten};
+use crate::text::{serde_as_string, shorten};
 
 /// A position string that is not in the notation of the module doc, or not a position a
 /// game can start from. Checked in the order of the variants.
@@ -109,7 +109,7 @@ serde_as_string!(Position, "a Lines of Action position string");
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::lines_of_action::testkit::*;
+    use crate::lines_of_action::testkit::*;
 
     #[test]
     fn start_position_and_notation() {

@@ -2,7 +2,7 @@
 //! repetition rule with the game's own history), for testing the move generator.
 
 use super::{LinesOfAction, LoaMove, Position, judge};
-use crate::games::Rules;
+use crate::Rules;
 
 /// The number of move sequences of length `depth` from the game's current state (see the
 /// module doc for the convention: 1 at depth 0; a finished game contributes 0 at depth 1
@@ -81,7 +81,7 @@ fn perft_from(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::lines_of_action::testkit::*;
+    use crate::lines_of_action::testkit::*;
 
     #[test]
     fn reference_agrees_with_the_rule_page_at_the_start() {

@@ -4,7 +4,7 @@
 
 use super::bitboard::{LINE_NAMES, TABLES, direction, is_one_group, squares_of, targets};
 use super::{LoaMove, MAX_PIECES, PositionError, Side, Square};
-use crate::games::RuleError;
+use crate::RuleError;
 
 /// A board with the side to move: what the notation writes and what repetition compares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -201,7 +201,7 @@ fn plural(n: u32, noun: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use crate::games::lines_of_action::testkit::*;
+    use crate::lines_of_action::testkit::*;
 
     // ---------------------------------------------------------------- refused moves
 

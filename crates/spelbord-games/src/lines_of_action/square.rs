@@ -4,8 +4,8 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::games::Seat;
-use crate::games::text::{ParseSquareError, serde_as_string};
+use crate::Seat;
+use crate::text::{ParseSquareError, serde_as_string};
 
 /// A player's colour.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -146,7 +146,7 @@ serde_as_string!(Square, "a square like \"b1\"");
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::lines_of_action::testkit::*;
+    use crate::lines_of_action::testkit::*;
 
     // ---------------------------------------------------------------- squares and moves
 

@@ -7,7 +7,7 @@
 pub use serde_json::{Value, json};
 
 pub use super::*;
-pub use crate::games::{EndReason, Outcome, Played, RuleError, Rules, Seat, SeatSet, SettingError, SettingsReader};
+pub use crate::{EndReason, Outcome, Played, RuleError, Rules, Seat, SeatSet, SettingError, SettingsReader};
 
 // ---------------------------------------------------------------- helpers
 

@@ -1,0 +1,31 @@
+//! Bughouse perft: the move counts of one board (its pockets as given), for checking the
+//! move generation against published crazyhouse figures.
+
+use shakmaty::Position;
+use shakmaty::variant::Crazyhouse;
+
+use super::*;
+
+/// Single-board perft where captured pieces leave the game: pockets change only by drops
+/// (not crazyhouse perft, where the capturer pockets the piece). `board_fen` is a crazyhouse
+/// FEN with pockets; `depth` counts plies.
+pub fn perft(board_fen: &str, depth: u32) -> Result<u64, BoardError> {
+    let pos = parse_board(board_fen)?;
+    perft_from(&pos, depth).map_err(BoardError::Position)
+}
+
+fn perft_from(pos: &Crazyhouse, depth: u32) -> Result<u64, String> {
+    if depth == 0 {
+        return Ok(1);
+    }
+    let moves = pos.legal_moves();
+    if depth == 1 {
+        return Ok(moves.len() as u64);
+    }
+    let mut total = 0;
+    for m in moves {
+        let (child, _) = play_on(pos, m)?;
+        total += perft_from(&child, depth - 1)?;
+    }
+    Ok(total)
+}

@@ -13,11 +13,11 @@ use crate::config::Settings;
 use crate::http::client::Clients;
 use crate::http::security::OriginPolicy;
 use crate::http::serve::{self, Serving};
+use crate::identity::TokenIssuer;
 use crate::store::Store;
 use crate::store::leases::Membership;
 use crate::table::Tables;
 use crate::table::actor::{TableLimits, TableServices};
-use crate::table::identity::TokenIssuer;
 use crate::table::listing::ListingSink;
 use crate::table::registry::NodeRole;
 
@@ -84,7 +84,7 @@ impl App {
             name_max_chars: settings.limits.name_max_chars,
             chat_max_chars: settings.limits.chat_max_chars,
             idle_after: std::time::Duration::from_secs(settings.limits.idle_table_seconds),
-            quotas: settings.limits.quotas(),
+            quotas: crate::table::quota::QuotaSettings::from(&settings.limits),
         });
         let bots = BotPool::start(settings.bots.thread_count(), settings.bots.budgets())
             .with_bughouse_pace(settings.bots.bughouse_pace_ms);

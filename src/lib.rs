@@ -11,6 +11,9 @@
 //! - [`ws`]: one task per WebSocket connection: parse, rate-limit, forward.
 //! - [`protocol`]: every client and server message (documented in `docs/protocol.md`).
 //! - [`table`]: one actor per table: seats, the game, versioned events.
+//! - [`identity`]: table ids and player tokens (keys: the SHA-256 of a token), below the
+//!   table and the store, which both name players by them.
+//! - [`series`]: match series, pure: formats, standings, when a series is decided.
 //! - [`games`]: the rules of each game, pure code behind one trait (the crate
 //!   `spelbord-games`, under `crates/`).
 //! - [`bots`]: computer players for every game, and the arena that measures them (the
@@ -27,12 +30,14 @@ pub mod app;
 pub mod cluster;
 pub mod config;
 pub mod http;
+pub mod identity;
 pub mod lobby;
 pub mod metrics;
 pub mod perft;
 pub mod protocol;
 pub mod ratings;
 pub mod records;
+pub mod series;
 pub mod store;
 pub mod table;
 pub mod ws;

@@ -6,12 +6,12 @@
 //!
 //! # One recorder per process
 //! The `metrics` macros write to one recorder per process (the `metrics` crate's global
-//! one). [`install`] installs a Prometheus recorder there the first time any [`App`] is
+//! one). [`install`] installs a Prometheus recorder there the first time any `App` is
 //! bound with metrics enabled, and hands every later caller a clone of the same
 //! [`PrometheusHandle`]; the route renders that handle. There is no listener of its own:
-//! the route is served on the main port (see [`crate::http::metrics`]).
+//! the route is served on the main port (see the HTTP layer's `metrics` route).
 //!
-//! So the numbers describe the process, not one [`App`]: in production a process runs one
+//! So the numbers describe the process, not one `App`: in production a process runs one
 //! server; in tests, where one process runs several servers, their counts add up (a test
 //! compares a counter before and after what it does, or asks for "at least"). Gauges are
 //! kept by increments and decrements from the things they count (a connection's guard, a
@@ -22,15 +22,12 @@
 //! Without an installed recorder (the `arena` and `perft` commands, unit tests) every
 //! helper here costs next to nothing and records nothing.
 //!
-//! [`App`]: crate::app::App
 
 use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use metrics::{Unit, counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder, PrometheusHandle};
-
-use crate::protocol::TableStatus;
 
 /// Open WebSocket connections (gauge).
 pub const WS_CONNECTIONS: &str = "spelbord_ws_connections";
@@ -162,15 +159,6 @@ fn describe() {
     );
 }
 
-/// The status label of a table.
-fn status_label(status: TableStatus) -> &'static str {
-    match status {
-        TableStatus::Waiting => "waiting",
-        TableStatus::Playing => "playing",
-        TableStatus::Finished => "finished",
-    }
-}
-
 /// Counts one of something in a gauge without labels while it lives.
 #[derive(Debug)]
 #[must_use = "it counts only while it is kept"]
@@ -225,8 +213,7 @@ impl TableGauge {
     }
 
     /// Counts the table under `status` (cheap when the status did not change).
-    pub fn set(&mut self, status: TableStatus) {
-        let status = status_label(status);
+    pub fn set(&mut self, status: &'static str) {
         if self.status == Some(status) {
             return;
         }
@@ -369,9 +356,9 @@ mod tests {
         let handle = recorder.handle();
         metrics::with_local_recorder(&recorder, || {
             let mut table = TableGauge::new("gomoku");
-            table.set(TableStatus::Waiting);
-            table.set(TableStatus::Waiting);
-            table.set(TableStatus::Playing);
+            table.set("waiting");
+            table.set("waiting");
+            table.set("playing");
             let text = handle.render();
             assert!(
                 text.contains("spelbord_tables{game=\"gomoku\",status=\"playing\"} 1"),

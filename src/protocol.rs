@@ -11,9 +11,9 @@ use serde_json::Value;
 
 use crate::bots::Strength;
 use crate::games::{EndReason, Outcome, Seat};
+use crate::series::SeriesFormat;
 use crate::table::clock::ClockView;
 use crate::table::move_list::MoveList;
-use crate::table::series::SeriesFormat;
 
 /// A message from a client, after [`parse_client_msg`] has checked its shape.
 #[derive(Debug, Clone, Deserialize)]
@@ -507,6 +507,17 @@ pub enum TableStatus {
     Waiting,
     Playing,
     Finished,
+}
+
+impl TableStatus {
+    /// The status as the wire and the metrics name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TableStatus::Waiting => "waiting",
+            TableStatus::Playing => "playing",
+            TableStatus::Finished => "finished",
+        }
+    }
 }
 
 /// Everything a newcomer needs to draw the table. Also the body of `GET /api/tables/{id}`.

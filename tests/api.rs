@@ -5,7 +5,7 @@ mod common;
 
 use common::spawn_app;
 use serde_json::{Value, json};
-use spelbord::table::identity::is_table_id;
+use spelbord::identity::is_table_id;
 
 async fn post_raw(app: &common::TestApp, body: &str) -> (u16, Value) {
     let response = reqwest::Client::new()

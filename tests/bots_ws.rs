@@ -11,8 +11,8 @@ use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
 use serde_json::{Value, json};
 use spelbord::games::AnyGame;
+use spelbord::identity::PlayerToken;
 use spelbord::table::TableSettings;
-use spelbord::table::identity::PlayerToken;
 
 /// A server that lets a person move as fast as the test can send.
 async fn spawn_app() -> TestApp {

@@ -9,11 +9,11 @@ use std::time::Duration;
 use common::TestDb;
 use common::actor::{Seat, paused_store, snapshot, tables};
 use serde_json::json;
+use spelbord::identity::{PlayerToken, TokenIssuer};
 use spelbord::lobby::pools::Pool;
 use spelbord::store::Store;
 use spelbord::store::lobby::{SeekOutcome, SeekRequest};
 use spelbord::table::actor::ARRIVAL_WAIT;
-use spelbord::table::identity::{PlayerToken, TokenIssuer};
 
 /// Pairs two new people in `pool` straight through the store, as the lobby does; the
 /// table's id and the two tokens (in seat order).

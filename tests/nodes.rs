@@ -14,12 +14,12 @@ use std::time::Duration;
 
 use common::{Client, TestApp, spawn_app_with};
 use serde_json::json;
+use spelbord::identity::new_table_id;
 use spelbord::store::Store;
 use spelbord::store::StoreError;
 use spelbord::store::chat::ChatRecord;
 use spelbord::store::games::{MoveRecord, ResultRecord};
 use spelbord::store::leases::{Acquired, Lease, Membership, WRITE_FENCE_SPACE};
-use spelbord::table::identity::new_table_id;
 
 /// A guard against hangs (not a speed measure).
 const WITHIN: Duration = Duration::from_secs(20);

@@ -7,7 +7,7 @@
 -- tables first, so it can be run again on the same database.
 --
 -- Shape, modelled on what the server stores (src/table/settings.rs `to_json`, the games'
--- settings and end reasons in src/games):
+-- settings and end reasons in crates/spelbord-games):
 -- - tables: 1..50 games each, skewed to few (mean ~17.7: ~56k tables at 10^6 games);
 --   gomoku 55 %, lines-of-action 20 %, krux 15 %, bughouse 10 % of tables; the full flat
 --   settings object (seating, time_control, bots, series, rated, ...); gomoku variant

@@ -21,78 +21,10 @@ use axum::http::HeaderMap;
 use axum::http::request::Parts;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use ipnet::IpNet;
-use serde::Deserialize;
 
 use super::error::ApiError;
 use crate::app::AppState;
-
-/// The reverse proxies whose forwarded headers are believed: addresses or networks.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TrustedProxies(Vec<IpNet>);
-
-impl TrustedProxies {
-    /// Reads entries such as `127.0.0.1`, `::1` or `10.0.0.0/8`.
-    pub fn parse<S: AsRef<str>>(entries: &[S]) -> Result<TrustedProxies, String> {
-        entries
-            .iter()
-            .map(|entry| entry.as_ref().trim())
-            .filter(|entry| !entry.is_empty())
-            .map(|entry| {
-                entry
-                    .parse::<IpNet>()
-                    .or_else(|_| entry.parse::<IpAddr>().map(IpNet::from))
-                    .map_err(|_| {
-                        format!(
-                            "server.trusted_proxies: \"{entry}\" is neither an IP address nor a network such as 10.0.0.0/8"
-                        )
-                    })
-            })
-            .collect::<Result<_, _>>()
-            .map(TrustedProxies)
-    }
-
-    pub fn contains(&self, ip: IpAddr) -> bool {
-        let ip = ip.to_canonical();
-        self.0.iter().any(|net| net.contains(&ip))
-    }
-}
-
-/// A list in the configuration files, or one comma-separated string (as an environment
-/// variable can only be).
-#[derive(Deserialize)]
-#[serde(untagged)]
-pub(crate) enum ListSetting {
-    Many(Vec<String>),
-    One(String),
-}
-
-impl ListSetting {
-    pub(crate) fn entries(self) -> Vec<String> {
-        match self {
-            ListSetting::Many(entries) => entries,
-            ListSetting::One(text) => text.split(',').map(str::to_owned).collect(),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for TrustedProxies {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let entries = ListSetting::deserialize(deserializer)?.entries();
-        TrustedProxies::parse(&entries).map_err(serde::de::Error::custom)
-    }
-}
-
-/// The header a trusted proxy names the client in.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ForwardedHeader {
-    /// `X-Forwarded-For: client, proxy1` with `X-Forwarded-Proto: https`.
-    #[default]
-    XForwardedFor,
-    /// RFC 7239: `Forwarded: for=192.0.2.7;proto=https, for="[2001:db8::1]"`.
-    Forwarded,
-}
+pub use crate::config::network::{ForwardedHeader, TrustedProxies};
 
 /// A request's client, as far as it can be believed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

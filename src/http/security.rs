@@ -15,9 +15,9 @@
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Uri, header};
 use axum::response::Response;
-use serde::Deserialize;
 
-use super::client::ListSetting;
+pub use crate::config::network::{AllowedOrigins, origin_of_url};
+use crate::config::network::{normalize_origin, split_host};
 
 /// The policy of every page: only this origin's scripts, styles, images and connections.
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
@@ -53,98 +53,6 @@ pub fn request_host<'a>(headers: &'a HeaderMap, uri: &'a Uri) -> Option<&'a str>
 /// IPv6 address, and a port of 1–65535.
 pub fn is_plain_host(host: &str) -> bool {
     split_host(host).is_some()
-}
-
-/// The name (lowercase) and port of a plain `host[:port]`.
-fn split_host(host: &str) -> Option<(String, Option<u16>)> {
-    let (name, port) = if let Some(rest) = host.strip_prefix('[') {
-        let (inner, after) = rest.split_once(']')?;
-        inner.parse::<std::net::Ipv6Addr>().ok()?;
-        let port = match after {
-            "" => None,
-            _ => Some(after.strip_prefix(':')?),
-        };
-        (&host[..inner.len() + 2], port)
-    } else {
-        match host.split_once(':') {
-            Some((name, port)) => (name, Some(port)),
-            None => (host, None),
-        }
-    };
-    let port = match port {
-        None => None,
-        Some(digits) if (1..=5).contains(&digits.len()) && digits.bytes().all(|b| b.is_ascii_digit()) => {
-            Some(digits.parse::<u16>().ok().filter(|port| *port != 0)?)
-        }
-        Some(_) => return None,
-    };
-    let is_name = name.len() <= 253
-        && name.split('.').all(|label| {
-            (1..=63).contains(&label.len())
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        });
-    (name.starts_with('[') || is_name).then(|| (name.to_ascii_lowercase(), port))
-}
-
-/// `scheme://host[:port]` in lowercase without the scheme's default port, from an origin
-/// such as `https://Play.example.org:443`; `None` unless it is an `http(s)` origin.
-fn normalize_origin(origin: &str) -> Option<String> {
-    let origin = origin.trim().trim_end_matches('/');
-    let (scheme, authority) = origin.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    let default_port = match scheme.as_str() {
-        "http" => 80,
-        "https" => 443,
-        _ => return None,
-    };
-    let (name, port) = split_host(authority)?;
-    Some(match port {
-        Some(port) if port != default_port => format!("{scheme}://{name}:{port}"),
-        _ => format!("{scheme}://{name}"),
-    })
-}
-
-/// The origin of an `http(s)` URL such as `https://play.example.org/games` (for
-/// `server.public_url`).
-pub fn origin_of_url(url: &str) -> Option<String> {
-    let (scheme, rest) = url.trim().split_once("://")?;
-    let authority = rest.split(['/', '?', '#']).next()?;
-    normalize_origin(&format!("{scheme}://{authority}"))
-}
-
-/// `server.allowed_origins`: origins whose pages may open WebSockets here.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct AllowedOrigins {
-    /// `*` was listed: any origin.
-    any: bool,
-    /// Normalised origins.
-    origins: Vec<String>,
-}
-
-impl AllowedOrigins {
-    /// Reads entries such as `https://games.example.org` or `*`.
-    pub fn parse<S: AsRef<str>>(entries: &[S]) -> Result<AllowedOrigins, String> {
-        let mut allowed = AllowedOrigins::default();
-        for entry in entries.iter().map(|entry| entry.as_ref().trim()) {
-            match entry {
-                "" => {}
-                "*" => allowed.any = true,
-                _ => allowed.origins.push(normalize_origin(entry).ok_or_else(|| {
-                    format!("server.allowed_origins: \"{entry}\" is not an origin such as https://games.example.org")
-                })?),
-            }
-        }
-        Ok(allowed)
-    }
-}
-
-impl<'de> Deserialize<'de> for AllowedOrigins {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let entries = ListSetting::deserialize(deserializer)?.entries();
-        AllowedOrigins::parse(&entries).map_err(serde::de::Error::custom)
-    }
 }
 
 /// Which browser origins may open WebSockets.

@@ -36,11 +36,11 @@ use self::pools::Pool;
 use crate::bots::Strength;
 use crate::config::Settings;
 use crate::games::{GameKind, Seat};
+use crate::identity::{PlayerKey, PlayerToken, TokenIssuer, new_table_id};
 use crate::protocol::ErrorCode;
 use crate::store::lobby::{BotSeatJson, BotsRequest, SeekOutcome, SeekRequest};
 use crate::store::{Store, StoreError};
 use crate::table::actor::ARRIVAL_WAIT;
-use crate::table::identity::{PlayerKey, PlayerToken, TokenIssuer, new_table_id};
 use crate::table::msg::{ConnId, Frame};
 use crate::table::queue::OutboxSender;
 

@@ -10,7 +10,7 @@
 //!   keys, on opposite sides, in any [`PAIR_WINDOW_HOURS`] hours; a game beyond it is played
 //!   and stored with its result, but changes no rating ([`Unrated::PAIR_LIMIT`]). The store
 //!   counts the pair's games in the transaction that would rate the game, after locking the
-//!   players' ratings ([`crate::store::ratings`]).
+//!   players' ratings (the store's `ratings` module).
 //!
 //! Pure code: the store and the table actor call it.
 
@@ -19,7 +19,7 @@ use serde_json::{Map, Value};
 
 use super::{Rated, RatedGame, RatingChange};
 use crate::games::{GameResult, Outcome, Seat};
-use crate::table::identity::PlayerKey;
+use crate::identity::PlayerKey;
 
 /// Turns every seat must have played before a game at a rated table can be rated.
 pub const MIN_TURNS: u32 = 2;

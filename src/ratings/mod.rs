@@ -10,7 +10,7 @@
 //!   Bughouse team rated as one from its partners' ratings), each person updated against
 //!   the other side.
 //!
-//! The store ([`crate::store::ratings`]) reads and locks the players' current ratings,
+//! The store (its `ratings` module) reads and locks the players' current ratings,
 //! checks the bound per pair, calls [`rate`] and writes the new ones in the transaction
 //! that stores the result.
 
@@ -22,7 +22,7 @@ use std::collections::HashMap;
 
 use crate::bots::Strength;
 use crate::games::{GameKind, GameResult, Outcome, Seat};
-use crate::table::identity::PlayerKey;
+use crate::identity::PlayerKey;
 pub use glicko2::Rating;
 pub use limits::{GameRating, Unrated};
 

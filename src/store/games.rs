@@ -10,7 +10,7 @@ use super::writer::{Parts, QueuedMove, Write};
 use super::{Store, StoreError};
 use crate::games::Outcome;
 use crate::ratings::{GameRating, RatedGame};
-use crate::table::series::{SeriesFormat, SeriesResult, Standing};
+use crate::series::{SeriesFormat, SeriesResult, Standing};
 
 /// One player of a game, as recorded when the game starts.
 #[derive(Debug, Clone)]

@@ -8,8 +8,8 @@ use uuid::Uuid;
 
 use super::{Store, StoreError};
 use crate::games::{GameKind, GameResult, Outcome};
+use crate::identity::PlayerKey;
 use crate::ratings::{self, GameRating, RatedGame, Rating, Unrated, limits};
-use crate::table::identity::PlayerKey;
 
 impl Store {
     /// The current ratings of `players` in `game`; a player never rated is missing.

@@ -7,8 +7,8 @@ use uuid::Uuid;
 use super::leases::LeaseFields;
 use super::writer::Write;
 use super::{Store, StoreError};
-use crate::table::identity::SECRET_LEN;
-use crate::table::series::Standing;
+use crate::identity::SECRET_LEN;
+use crate::series::Standing;
 
 /// A table as stored: its game and validated settings.
 #[derive(Debug, Clone)]

@@ -50,7 +50,6 @@ use super::chat_log::ChatLog;
 use super::clock::Clocks;
 use super::handle::TableHandle;
 use super::history::{Catchup, History};
-use super::identity::{PlayerKey, PlayerToken, TokenIssuer};
 use super::listing::ListingSink;
 use super::move_list::MoveList;
 use super::msg::{ConnId, Frame, TableCmd};
@@ -59,6 +58,7 @@ use super::seats::{Holder, Seats};
 use super::settings::{Seating, TableSettings};
 use crate::bots::pool::{BotAnswer, BotPool};
 use crate::games::{AnyGame, EndReason, MoveError, Outcome, Seat};
+use crate::identity::{PlayerKey, PlayerToken, TokenIssuer};
 use crate::protocol::{
     ClientMsg, Envelope, ErrorCode, PlayerView, ResultView, SeatView, ServerMsg, TableSnapshot, TableStatus,
 };
@@ -376,7 +376,7 @@ impl TableActor {
         let handing_over = hand_over.cancelled();
         tokio::pin!(handing_over);
         let stop = loop {
-            self.gauge.set(self.status());
+            self.gauge.set(self.status().as_str());
             if self.listing_dirty {
                 self.publish_listing();
             }

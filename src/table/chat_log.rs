@@ -13,7 +13,7 @@ use crate::games::Seat;
 use crate::protocol::ChatView;
 use crate::store::chat::ChatRow;
 
-use super::identity::PlayerKey;
+use crate::identity::PlayerKey;
 
 /// How many lines of each channel (the table, or one team) a newcomer is sent.
 pub const CHAT_HISTORY: usize = crate::store::chat::CHAT_KEPT;
@@ -99,7 +99,7 @@ impl ChatLog {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::identity::PlayerToken;
+    use crate::identity::PlayerToken;
 
     fn line(seat: Seat, text: &str) -> ChatView {
         ChatView {

@@ -7,11 +7,9 @@
 //! - [`move_list`]: the current game's line, compactly.
 //! - [`chat_log`]: the recent table and team chat newcomers are sent.
 //! - [`quota`]: how often a table lets its players start games and chat.
-//! - [`series`]: match series: formats, standings, when one is decided.
 //! - [`clock`]: the game's clocks and lag compensation.
 //! - [`time_control`]: the time control a host chooses.
 //! - [`settings`]: table-level settings and the game's, validated.
-//! - [`identity`]: table ids and player tokens.
 //! - [`registry`]: the running tables by id.
 
 pub mod actor;
@@ -19,7 +17,6 @@ pub mod chat_log;
 pub mod clock;
 pub mod handle;
 pub mod history;
-pub mod identity;
 pub mod listing;
 pub mod move_list;
 pub mod msg;
@@ -27,7 +24,6 @@ pub mod queue;
 pub mod quota;
 pub mod registry;
 pub mod seats;
-pub mod series;
 pub mod settings;
 pub mod time_control;
 

@@ -18,7 +18,7 @@ use governor::state::keyed::HashMapStateStore;
 use governor::state::{InMemoryState, NotKeyed};
 use governor::{Quota, RateLimiter};
 
-use super::identity::PlayerKey;
+use crate::identity::PlayerKey;
 
 /// How often a table lets its players start games and chat (from `[limits]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +38,20 @@ pub struct QuotaSettings {
     pub chat_lines_per_minute: u32,
     /// …and at once.
     pub chat_burst: u32,
+}
+
+impl From<&crate::config::LimitSettings> for QuotaSettings {
+    /// The paces configured under `[limits]`.
+    fn from(limits: &crate::config::LimitSettings) -> QuotaSettings {
+        QuotaSettings {
+            game_starts_per_minute: limits.game_starts_per_minute,
+            game_start_burst: limits.game_start_burst,
+            games_per_table: limits.games_per_table,
+            undo_record_limit: limits.undo_record_limit,
+            chat_lines_per_minute: limits.chat_lines_per_minute,
+            chat_burst: limits.chat_burst,
+        }
+    }
 }
 
 impl Default for QuotaSettings {

@@ -17,8 +17,8 @@ use tokio_util::task::TaskTracker;
 
 use super::actor::{RestoreError, TableActor, TableServices};
 use super::handle::TableHandle;
-use super::identity::{is_table_id, new_table_id};
 use super::settings::TableSettings;
+use crate::identity::{is_table_id, new_table_id};
 use crate::protocol::TableSnapshot;
 use crate::store::leases::{Acquired, HeldLease, Lease};
 use crate::store::tables::NewBotSeat;

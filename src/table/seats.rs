@@ -2,9 +2,9 @@
 
 use rand::seq::SliceRandom;
 
-use super::identity::PlayerKey;
 use crate::bots::Strength;
 use crate::games::Seat;
+use crate::identity::PlayerKey;
 
 /// Whoever holds a seat.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -131,7 +131,7 @@ fn seat_index(index: usize) -> Seat {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::table::identity::PlayerToken;
+    use crate::identity::PlayerToken;
 
     fn holder(name: &str) -> Holder {
         Holder::Person {

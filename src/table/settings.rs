@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 
 use std::collections::BTreeMap;
 
-use super::series::{NextFirst, SeriesFormat};
 use super::time_control::TimeControl;
 use crate::bots::Strength;
 use crate::games::{AnySettings, GameKind, Seat, SettingError, SettingsReader, settings_map};
+use crate::series::{NextFirst, SeriesFormat};
 
 /// How players end up in the seats (and so who moves first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -11,11 +11,11 @@
 use serde_json::{Value, json};
 use spelbord::bots::Budgets;
 use spelbord::bots::pool::BotPool;
+use spelbord::identity::TokenIssuer;
 use spelbord::protocol::parse_client_msg;
 use spelbord::store::Store;
 use spelbord::store::leases::Membership;
 use spelbord::table::actor::{TableLimits, TableServices};
-use spelbord::table::identity::TokenIssuer;
 use spelbord::table::queue::{OutboxReceiver, outbox};
 use spelbord::table::registry::NodeRole;
 use spelbord::table::{TableHandle, TableSettings, Tables};

@@ -467,7 +467,7 @@ pub fn single_game_series(number: u32) -> SeriesLink<'static> {
         rated: false,
         new: Some(NewSeries {
             number,
-            format: spelbord::table::series::SeriesFormat::Single,
+            format: spelbord::series::SeriesFormat::Single,
             sides: ["P0", "P1"],
         }),
     }

@@ -9,8 +9,8 @@
 use super::*;
 use crate::protocol::RatingChangeView;
 use crate::ratings::{Unrated, limits};
+use crate::series::Series;
 use crate::table::clock::ClockView;
-use crate::table::series::Series;
 
 impl TableActor {
     /// The game in progress, or the refusal that explains why there is none.

@@ -20,8 +20,8 @@ use tokio::time::Instant;
 
 use super::TableActor;
 use crate::games::{EndReason, GameResult, Outcome, Seat};
+use crate::identity::PlayerKey;
 use crate::protocol::ServerMsg;
-use crate::table::identity::PlayerKey;
 use crate::table::seats::Holder;
 use crate::table::settings::OnAbsence;
 

@@ -20,15 +20,15 @@ use super::series::SeriesState;
 use super::{CurrentGame, TableActor, TableServices};
 use crate::bots::Strength;
 use crate::games::{EndReason, GameResult, Outcome, Seat};
+use crate::identity::PlayerKey;
+use crate::series::{Series, SeriesFormat};
 use crate::store::games::ResultRecord;
 use crate::store::tables::{GameRow, MoveRow, ResultRow, StoredTable};
 use crate::store::{Store, StoreError};
 use crate::table::TableHandle;
 use crate::table::clock::Clocks;
-use crate::table::identity::PlayerKey;
 use crate::table::move_list::MoveList;
 use crate::table::seats::Holder;
-use crate::table::series::{Series, SeriesFormat};
 use crate::table::settings::TableSettings;
 use uuid::Uuid;
 

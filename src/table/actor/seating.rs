@@ -5,8 +5,8 @@
 use super::series::SeriesState;
 use super::*;
 use crate::bots::Strength;
+use crate::series::Series;
 use crate::store::games::{NewSeries, SeriesLink};
-use crate::table::series::Series;
 
 /// A game whose start is stored but not yet applied in memory.
 #[derive(Debug)]

@@ -19,11 +19,11 @@ use super::seating::StartPlan;
 use super::{Refusal, TIMER_RETRY, TableActor};
 use crate::games::{EndReason, GameResult, Outcome, Seat};
 use crate::protocol::{ErrorCode, SeriesView, ServerMsg, SideView};
+use crate::series::{GameScore, NextFirst, Series, SeriesFormat, SeriesResult};
 use crate::store::games::SeriesRecord;
 use crate::table::msg::ConnId;
 use crate::table::quota;
 use crate::table::seats::Seats;
-use crate::table::series::{GameScore, NextFirst, Series, SeriesFormat, SeriesResult};
 
 /// The series in play (or last played) at the table.
 #[derive(Debug, Clone)]

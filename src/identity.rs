@@ -34,7 +34,7 @@ pub fn new_table_id() -> String {
 /// Is `id` shaped like a table id? (Cheap check before any lookup.)
 ///
 /// ```
-/// use spelbord::table::identity::{is_table_id, new_table_id};
+/// use spelbord::identity::{is_table_id, new_table_id};
 /// assert!(is_table_id(&new_table_id()));
 /// assert!(!is_table_id("../etc"));
 /// ```

@@ -5,11 +5,13 @@
 //! deployment; read from `$APP_CONFIG_DIR` or `./config`, optional), `APP__SECTION__KEY`
 //! environment variables, and finally the conventional `PORT` and `DATABASE_URL`.
 
+pub mod network;
+
 use std::path::PathBuf;
 
 use serde::Deserialize;
 
-const DEFAULTS: &str = include_str!("../config/default.toml");
+const DEFAULTS: &str = include_str!("../../config/default.toml");
 
 /// Everything the server can be configured with. See `config/default.toml` for each key.
 #[derive(Debug, Clone, Deserialize)]
@@ -32,11 +34,11 @@ pub struct ServerSettings {
     pub public_url: String,
     /// Reverse proxies (addresses or networks) whose forwarded client address and scheme
     /// are believed; from anyone else those headers are ignored.
-    pub trusted_proxies: crate::http::client::TrustedProxies,
+    pub trusted_proxies: network::TrustedProxies,
     /// The header those proxies name the client in: `x-forwarded-for` or `forwarded`.
-    pub forwarded_header: crate::http::client::ForwardedHeader,
+    pub forwarded_header: network::ForwardedHeader,
     /// Browser origins besides the server's own that may open WebSockets (`*`: any).
-    pub allowed_origins: crate::http::security::AllowedOrigins,
+    pub allowed_origins: network::AllowedOrigins,
     /// Threads serving connections and tables; 0: one per core (bots think on threads
     /// of their own, `bots.threads`).
     pub worker_threads: usize,
@@ -53,7 +55,7 @@ pub struct DatabaseSettings {
     /// The records API's and the statistics' own pool, apart from the tables' writes.
     pub read_connections: u32,
     /// How long the group commit may wait for more writes before it stores a batch of
-    /// fewer than [`crate::store::writer::LINGER_BELOW`] while it is busy; 0: never waits
+    /// fewer than 16 writes (the group-commit writer's small-batch threshold) while it is busy; 0: never waits
     /// (see docs/operations.md, "The group commit's linger").
     pub batch_linger_ms: u64,
 }
@@ -87,20 +89,6 @@ pub struct LimitSettings {
     /// Chat lines one player may send a minute at one table (sustained) and at once.
     pub chat_lines_per_minute: u32,
     pub chat_burst: u32,
-}
-
-impl LimitSettings {
-    /// The paces every table keeps.
-    pub fn quotas(&self) -> crate::table::quota::QuotaSettings {
-        crate::table::quota::QuotaSettings {
-            game_starts_per_minute: self.game_starts_per_minute,
-            game_start_burst: self.game_start_burst,
-            games_per_table: self.games_per_table,
-            undo_record_limit: self.undo_record_limit,
-            chat_lines_per_minute: self.chat_lines_per_minute,
-            chat_burst: self.chat_burst,
-        }
-    }
 }
 
 /// The lobby (docs/protocol.md, section 7).
@@ -232,7 +220,7 @@ impl Settings {
     /// Checks what the types alone cannot.
     fn checked(self) -> Result<Settings, ConfigError> {
         let url = &self.server.public_url;
-        if !url.is_empty() && crate::http::security::origin_of_url(url).is_none() {
+        if !url.is_empty() && network::origin_of_url(url).is_none() {
             let message =
                 format!("server.public_url: \"{url}\" is not an http(s) URL such as https://play.example.org");
             return Err(config::ConfigError::Message(message).into());

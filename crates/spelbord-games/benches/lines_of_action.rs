@@ -8,8 +8,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use spelbord::games::Rules;
-use spelbord::games::lines_of_action::{LinesOfAction, LoaMove, LoaSettings, perft};
+use spelbord_games::Rules;
+use spelbord_games::lines_of_action::{LinesOfAction, LoaMove, LoaSettings, perft};
 
 /// A midgame position, 24 plies of random play from the start: 11 pieces each, black to
 /// move with 39 legal moves.

@@ -1,4 +1,5 @@
-//! The application: shared state, the router, and running until shutdown.
+//! The application: building the shared state, binding, and serving the routes (the
+//! HTTP layer's and the sockets') until shutdown.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -21,34 +22,7 @@ use crate::table::actor::{TableLimits, TableServices};
 use crate::table::listing::ListingSink;
 use crate::table::registry::NodeRole;
 
-/// What every route and connection shares.
-#[derive(Clone)]
-pub struct AppState {
-    pub settings: Arc<Settings>,
-    pub store: Store,
-    pub tables: Tables,
-    /// Cancelled when the server shuts down; actors and sockets watch it.
-    pub shutdown: CancellationToken,
-    /// Tracks actors and sockets so shutdown can wait for them.
-    pub tracker: TaskTracker,
-    /// Table creations per client address.
-    pub creations: Arc<CreationLimiter>,
-    /// The process's metrics, rendered by `GET /metrics`; `None` when disabled.
-    pub metrics: Option<metrics_exporter_prometheus::PrometheusHandle>,
-    /// Who a request's client is (behind trusted proxies) and the connections each holds.
-    pub clients: Arc<Clients>,
-    /// Which browser origins may open WebSockets.
-    pub origins: Arc<OriginPolicy>,
-    /// This node's name (`cluster.node_name`), shown by `/healthz`.
-    pub node_name: Arc<str>,
-    /// This node's lobby (seeks, pairing, the lists).
-    pub lobby: crate::lobby::Lobby,
-}
-
-/// Limits how fast one client address (an IPv6 client: its /64; behind a trusted proxy:
-/// the forwarded address) may create tables (each is a database row and, while in use, a
-/// task).
-pub type CreationLimiter = governor::DefaultKeyedRateLimiter<std::net::IpAddr>;
+pub use crate::http::state::{AppState, CreationLimiter};
 
 /// The server could not be set up.
 #[derive(Debug, thiserror::Error)]
@@ -173,7 +147,7 @@ impl App {
             read_timeout: std::time::Duration::from_millis(state.settings.limits.request_read_timeout_ms),
             shutdown: state.shutdown.clone(),
             tracker: state.tracker.clone(),
-            router: crate::http::router(state).layer(TraceLayer::new_for_http()),
+            router: crate::http::router(state, crate::ws::routes()).layer(TraceLayer::new_for_http()),
         };
         let tracker = serving.tracker.clone();
         serve::serve(listener, serving).await;

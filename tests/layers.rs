@@ -45,13 +45,21 @@ const RULES: &[(&str, &[&str])] = &[
         "store",
         &["app", "http", "ws", "lobby", "cluster", "table", "records", "protocol"],
     ),
-    // The messages, the stored games read back, the tables: below the edge.
-    ("protocol.rs", &["app", "http", "ws", "lobby", "cluster", "store"]),
+    // The tables, and their messages (one layer: the protocol carries the table's clock and
+    // move-list views, the table speaks the protocol).
+    (
+        "protocol.rs",
+        &["app", "http", "ws", "lobby", "cluster", "store", "records"],
+    ),
+    ("table", &["app", "http", "ws", "lobby", "cluster", "records"]),
+    // Above the tables, below the edge: stored games read back, the lobby, the node task.
     ("records", &["app", "http", "ws", "lobby", "cluster"]),
-    ("table", &["app", "http", "ws", "lobby", "cluster"]),
-    // The lobby and the cluster's node task: above the tables, below the edge.
     ("lobby", &["app", "http", "ws", "cluster"]),
     ("cluster.rs", &["app", "http", "ws", "lobby"]),
+    // The edge: the HTTP layer (routes, pages, the shared state its handlers take) below the
+    // sockets, both below the application that builds and binds them.
+    ("http", &["app", "ws"]),
+    ("ws", &["app"]),
 ];
 
 fn source_files(path: &Path, files: &mut Vec<PathBuf>) {

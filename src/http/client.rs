@@ -23,7 +23,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::error::ApiError;
-use crate::app::AppState;
+use super::state::AppState;
 pub use crate::config::network::{ForwardedHeader, TrustedProxies};
 
 /// A request's client, as far as it can be believed.

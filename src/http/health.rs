@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use serde_json::{Value, json};
 
-use crate::app::AppState;
+use super::state::AppState;
 
 pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Value>) {
     let database = state.store.ping().await;

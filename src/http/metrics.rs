@@ -16,7 +16,7 @@ use sha2::{Digest, Sha256};
 
 use super::error::ApiError;
 use super::page;
-use crate::app::AppState;
+use super::state::AppState;
 use crate::config::MetricsSettings;
 
 /// The content type of the Prometheus text format.

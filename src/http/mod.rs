@@ -15,22 +15,24 @@ pub mod records;
 pub mod rules;
 pub mod security;
 pub mod serve;
+pub mod state;
 pub mod stats;
 pub mod tables;
 pub mod web_files;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{any, get, post};
+use axum::routing::{get, post};
 use tower_http::compression::CompressionLayer;
 
-use crate::app::AppState;
+use state::AppState;
 
-/// Every route of the server, with the security headers on every answer and the per-client
+/// Every route of the server (`sockets`: the WebSocket routes, from the layer above), with the security headers on every answer and the per-client
 /// cap for requests a trusted proxy forwards. Pages and their modules and styles are sent
 /// gzip-compressed to browsers that accept it (about a third of their size).
-pub fn router(state: AppState) -> Router {
+pub fn router(state: AppState, sockets: Router<AppState>) -> Router {
     Router::new()
+        .merge(sockets)
         .route("/healthz", get(health::healthz))
         .route("/metrics", get(metrics::metrics))
         .route(
@@ -43,8 +45,6 @@ pub fn router(state: AppState) -> Router {
         .route("/api/stats/{game}", get(stats::game_stats))
         .route("/stats", get(page::stats_page).layer(CompressionLayer::new()))
         .route("/rules/{game}", get(rules::rules_page).layer(CompressionLayer::new()))
-        .route("/ws/tables/{id}", any(crate::ws::upgrade))
-        .route("/ws/lobby", any(crate::ws::lobby::upgrade))
         .route("/t/{id}", get(page::table_page).layer(CompressionLayer::new()))
         .route("/new", get(page::new_table_page).layer(CompressionLayer::new()))
         .route(

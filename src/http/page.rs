@@ -14,8 +14,8 @@ use axum::response::{Html, IntoResponse, Response};
 use super::catalogue::{self, escape};
 use super::error::ApiError;
 use super::lang::{Lang, PageLang};
+use super::state::AppState;
 use super::web_files;
-use crate::app::AppState;
 use crate::table::registry::GetError;
 
 /// A page template of `web/`: its path there and its compiled-in text.

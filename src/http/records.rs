@@ -13,8 +13,8 @@ use uuid::Uuid;
 
 use super::client::Client;
 use super::error::ApiError;
+use super::state::AppState;
 use super::tables::public_base;
-use crate::app::AppState;
 use crate::records::export::{ExportError, any_game_has, export, formats};
 use crate::records::replay::{LineMove, replay};
 use crate::records::{GameRecord, GameSummary, Record};

@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::error::ApiError;
-use crate::app::AppState;
+use super::state::AppState;
 use crate::games::{GameKind, Seat};
 use crate::store::stats::{StatsRow, variant_settings};
 use crate::table::TableSettings;

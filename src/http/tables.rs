@@ -17,7 +17,7 @@ use std::time::Duration;
 use super::client::Client;
 use super::error::ApiError;
 use super::security::{is_plain_host, request_host};
-use crate::app::AppState;
+use super::state::AppState;
 use crate::protocol::TableSnapshot;
 use crate::table::TableSettings;
 use crate::table::registry::NewTable;

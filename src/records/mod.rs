@@ -260,19 +260,7 @@ impl Record {
     }
 }
 
-/// The line of play a list of records leaves: every move in order, each take-back
-/// dropping the moves after the number it keeps. `takeback_to` tells a take-back from a
-/// move.
-pub fn line_of<T>(records: &[T], takeback_to: impl Fn(&T) -> Option<u32>) -> Vec<&T> {
-    let mut line: Vec<&T> = Vec::with_capacity(records.len());
-    for record in records {
-        match takeback_to(record) {
-            Some(keep) => line.truncate(usize::try_from(keep).unwrap_or(usize::MAX)),
-            None => line.push(record),
-        }
-    }
-    line
-}
+pub use crate::store::records::line_of;
 
 #[cfg(test)]
 mod tests {

@@ -15,9 +15,9 @@ use futures_util::StreamExt;
 use serde::Deserialize;
 use tracing::Instrument;
 
-use crate::app::AppState;
 use crate::http::client::{Client, ForwardedSlot};
 use crate::http::error::ApiError;
+use crate::http::state::AppState;
 
 /// The read buffer per socket: small, because a server holds many idle sockets and a
 /// client's messages are short (a larger message is read in several goes). Every read
@@ -32,6 +32,13 @@ pub(crate) const WRITE_BUFFER: usize = 8 * 1024;
 /// with nothing left unread (closing one with unread data resets it, and the client would
 /// lose the close frame). Larger frames are refused from their header.
 pub(crate) const FRAME_SLACK: usize = 4;
+
+/// The WebSocket routes, for the HTTP layer's router: a table's and the lobby's.
+pub fn routes() -> axum::Router<AppState> {
+    axum::Router::new()
+        .route("/ws/tables/{id}", axum::routing::any(upgrade))
+        .route("/ws/lobby", axum::routing::any(lobby::upgrade))
+}
 
 /// The query of a WebSocket URL.
 #[derive(Debug, Deserialize)]

@@ -109,7 +109,7 @@ impl TableActor {
     /// restores its clocks and its series.
     async fn replay(&self, row: GameRow) -> Result<(CurrentGame, SeriesState), StoreError> {
         // The line the players saw: every move, less those taken back.
-        let line: Vec<&MoveRow> = crate::records::line_of(&row.moves, |record| record.takeback_to);
+        let line: Vec<&MoveRow> = crate::store::records::line_of(&row.moves, |record| record.takeback_to);
         let mut game = self.settings.game.new_game();
         let mut moves = MoveList::new(game.kind());
         let mut replayed = true;

@@ -321,6 +321,11 @@ pub fn drive(checked: &mut Checked, game: &str, u: &mut Unstructured) -> ArbResu
 /// `premove` payloads it carries are then decoded and played by every seat of a fresh game
 /// of every kind, under the invariants of [`Checked`].
 pub fn fuzz_protocol(text: &str) {
+    // The lobby's socket reads the same kind of frames with its own messages: never a panic.
+    match spelbord::lobby::messages::parse(text) {
+        Ok((msg, reference)) => note(|| format!("lobby read: {msg:?} (ref {reference:?})")),
+        Err((code, message, _)) => note(|| format!("lobby refused: {code:?} {message}")),
+    }
     let envelope = match parse_client_msg(text) {
         Ok(envelope) => envelope,
         Err((code, message, _)) => {

@@ -159,23 +159,8 @@ fn describe() {
     );
 }
 
-/// Counts one of something in a gauge without labels while it lives.
-#[derive(Debug)]
-#[must_use = "it counts only while it is kept"]
-pub struct Counted(&'static str);
-
-impl Counted {
-    fn new(gauge: &'static str) -> Counted {
-        gauge!(gauge).increment(1.0);
-        Counted(gauge)
-    }
-}
-
-impl Drop for Counted {
-    fn drop(&mut self) {
-        gauge!(self.0).decrement(1.0);
-    }
-}
+/// The gauge guard the search threads count themselves with, shared.
+pub use spelbord_bots::metrics::Counted;
 
 /// Counts one open WebSocket connection.
 pub fn open_connection() -> Counted {

@@ -183,6 +183,21 @@ pub fn parse_client_msg(text: &str) -> Result<Envelope, (ErrorCode, String, Opti
 
 /// [`parse_client_msg`]'s general path: any frame, through a JSON tree.
 fn parse_any_client_msg(text: &str) -> Result<Envelope, (ErrorCode, String, Option<Value>)> {
+    parse_typed::<ClientMsg>(text, CLIENT_TYPES).map(|(msg, reference)| Envelope { msg, reference })
+}
+
+/// A frame refused: its error code, why in words, and the `ref` it carried.
+pub type Refused = (ErrorCode, String, Option<Value>);
+
+/// Reads a frame of a socket whose messages are the variants of `T`, tagged by `type`
+/// (one of `known`), each error with its code and wording (section 3.12 of
+/// docs/protocol.md): not JSON, not an object with a string `type`, an unknown `type`, or
+/// fields that do not fit it. The message comes with its `ref`, removed from it. A table's
+/// socket and the lobby's read their frames so.
+pub fn parse_typed<T: serde::de::DeserializeOwned>(
+    text: &str,
+    known: &[&str],
+) -> Result<(T, Option<Value>), Refused> {
     let value: Value = serde_json::from_str(text).map_err(|err| {
         (
             ErrorCode::MalformedJson,
@@ -208,18 +223,15 @@ fn parse_any_client_msg(text: &str) -> Result<Envelope, (ErrorCode, String, Opti
             ));
         }
     };
-    if !CLIENT_TYPES.contains(&kind.as_str()) {
+    if !known.contains(&kind.as_str()) {
         return Err((
             ErrorCode::UnknownType,
-            format!(
-                "Unknown message type \"{kind}\"; known types: {}.",
-                CLIENT_TYPES.join(", ")
-            ),
+            format!("Unknown message type \"{kind}\"; known types: {}.", known.join(", ")),
             reference,
         ));
     }
-    match serde_json::from_value::<ClientMsg>(Value::Object(map)) {
-        Ok(msg) => Ok(Envelope { msg, reference }),
+    match serde_json::from_value::<T>(Value::Object(map)) {
+        Ok(msg) => Ok((msg, reference)),
         Err(err) => Err((
             ErrorCode::BadMessage,
             format!("The \"{kind}\" message is not well formed: {err}."),

@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
-use crate::protocol::ErrorCode;
+use crate::protocol::{ErrorCode, parse_typed};
 use crate::store::lobby::SeekRow;
 
 /// A rating range a seeker chose.
@@ -53,51 +53,10 @@ const TYPES: [&str; 6] = ["hello", "seek", "accept", "cancel", "play_bots", "pin
 /// A parsed message with its `ref`.
 pub type Parsed = (LobbyClientMsg, Option<Value>);
 
-/// Reads a client's frame; an error names its code, says why, and carries the `ref`.
+/// Reads a client's frame as the table's socket does ([`parse_typed`]): an error names its
+/// code, says why, and carries the `ref`.
 pub fn parse(text: &str) -> Result<Parsed, (ErrorCode, String, Option<Value>)> {
-    let value: Value = serde_json::from_str(text).map_err(|err| {
-        (
-            ErrorCode::MalformedJson,
-            format!("The message is not valid JSON: {err}."),
-            None,
-        )
-    })?;
-    let Value::Object(mut map) = value else {
-        return Err((
-            ErrorCode::BadMessage,
-            "A message must be a JSON object with a \"type\" field.".into(),
-            None,
-        ));
-    };
-    let reference = map.remove("ref");
-    let kind = match map.get("type") {
-        Some(Value::String(kind)) => kind.clone(),
-        _ => {
-            return Err((
-                ErrorCode::BadMessage,
-                "A message must have a string \"type\" field.".into(),
-                reference,
-            ));
-        }
-    };
-    if !TYPES.contains(&kind.as_str()) {
-        return Err((
-            ErrorCode::UnknownType,
-            format!(
-                "Unknown lobby message type \"{kind}\"; known types: {}.",
-                TYPES.join(", ")
-            ),
-            reference,
-        ));
-    }
-    match serde_json::from_value::<LobbyClientMsg>(Value::Object(map)) {
-        Ok(msg) => Ok((msg, reference)),
-        Err(err) => Err((
-            ErrorCode::BadMessage,
-            format!("Bad \"{kind}\" message: {err}."),
-            reference,
-        )),
-    }
+    parse_typed(text, &TYPES)
 }
 
 /// A seek as the lobby shows it.

@@ -28,7 +28,7 @@ use crate::table::msg::{ConnId, Frame};
 use crate::table::queue::{OutboxReceiver, outbox};
 
 /// A client that does not take a frame within this long is dropped as too slow.
-pub(super) const SEND_TIMEOUT: Duration = Duration::from_secs(10);
+const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long the server waits for the client's close frame after sending its own, reading
 /// (and dropping) whatever the client sent meanwhile. Closing the socket with a client's
@@ -36,7 +36,7 @@ pub(super) const SEND_TIMEOUT: Duration = Duration::from_secs(10);
 /// may then fail with the reset instead of reading the close frame and its code (1012 says
 /// "connect again": a move sent while a table moves to another node must not turn it into
 /// a broken connection).
-pub(super) const CLOSE_WAIT: Duration = Duration::from_secs(1);
+const CLOSE_WAIT: Duration = Duration::from_secs(1);
 
 /// The most queued frames written with one flush (one `send` system call when they fit the
 /// write buffer); the rest wait for the next turn of the loop, so pings and the client's
@@ -216,26 +216,7 @@ pub async fn serve(
             },
         }
     };
-    match ending.sent_code() {
-        Some(code) => {
-            let frame = CloseFrame {
-                code,
-                reason: ending.reason().into(),
-            };
-            let sent = Box::pin(tokio::time::timeout(
-                SEND_TIMEOUT,
-                sink.send(Message::Close(Some(frame))),
-            ))
-            .await;
-            if matches!(sent, Ok(Ok(()))) {
-                let _ = Box::pin(tokio::time::timeout(CLOSE_WAIT, client_close(&mut stream))).await;
-            }
-        }
-        // Completes the client's closing handshake (the WebSocket layer queued the reply).
-        None => {
-            let _ = Box::pin(tokio::time::timeout(SEND_TIMEOUT, sink.close())).await;
-        }
-    }
+    Box::pin(close(&mut sink, &mut stream, ending)).await;
     let _ = Box::pin(table.leave(conn)).await;
     crate::metrics::connection_closed(ending.sent_code());
     let code = match ending {
@@ -251,9 +232,38 @@ pub async fn serve(
     );
 }
 
+/// Ends the connection as `ending` says: its close code sent (then the client's close frame
+/// awaited a moment), or the client's closing handshake completed.
+pub(super) async fn close(
+    sink: &mut SplitSink<WebSocket, Message>,
+    stream: &mut SplitStream<WebSocket>,
+    ending: Ending,
+) {
+    match ending.sent_code() {
+        Some(code) => {
+            let frame = CloseFrame {
+                code,
+                reason: ending.reason().into(),
+            };
+            let sent = Box::pin(tokio::time::timeout(
+                SEND_TIMEOUT,
+                sink.send(Message::Close(Some(frame))),
+            ))
+            .await;
+            if matches!(sent, Ok(Ok(()))) {
+                let _ = Box::pin(tokio::time::timeout(CLOSE_WAIT, client_close(stream))).await;
+            }
+        }
+        // Completes the client's closing handshake (the WebSocket layer queued the reply).
+        None => {
+            let _ = Box::pin(tokio::time::timeout(SEND_TIMEOUT, sink.close())).await;
+        }
+    }
+}
+
 /// Reads until the client's close frame (or the end of the stream), dropping what comes
 /// before it: the server has closed, the client's last frames are answered by nothing.
-pub(super) async fn client_close(stream: &mut SplitStream<WebSocket>) {
+async fn client_close(stream: &mut SplitStream<WebSocket>) {
     while let Some(Ok(message)) = stream.next().await {
         if matches!(message, Message::Close(_)) {
             break;

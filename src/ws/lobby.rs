@@ -8,22 +8,20 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use axum::Extension;
-use axum::extract::ws::{CloseFrame, Message, WebSocket};
+use axum::extract::ws::{Message, WebSocket};
 use axum::extract::{State, WebSocketUpgrade};
-use axum::http::{HeaderMap, StatusCode, Uri};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, Uri};
+use axum::response::Response;
+use futures_util::StreamExt;
 use futures_util::stream::{SplitSink, SplitStream};
-use futures_util::{SinkExt, StreamExt};
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::connection::{CLOSE_WAIT, Ending, NEXT_CONN, SEND_TIMEOUT, client_close, rate_limiter, send, send_queued};
+use super::connection::{Ending, NEXT_CONN, close, rate_limiter, send, send_queued};
 use super::liveness::Liveness;
-use super::{FRAME_SLACK, READ_BUFFER, WRITE_BUFFER};
 use crate::config::Settings;
 use crate::http::client::{Client, ForwardedSlot};
-use crate::http::error::ApiError;
 use crate::http::state::AppState;
 use crate::lobby::Lobby;
 use crate::lobby::messages::{LobbyServerMsg, parse};
@@ -40,35 +38,22 @@ pub async fn upgrade(
     client: Client,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    if !state.origins.allows(&headers, &uri) {
-        return ApiError {
-            status: StatusCode::FORBIDDEN,
-            code: "forbidden_origin",
-            message: "WebSocket connections from this origin are not allowed.".into(),
-            field: None,
-        }
-        .into_response();
+    if let Some(refused) = super::refused_origin(&state, &headers, &uri) {
+        return refused;
     }
     let lobby = state.lobby.clone();
     let settings = state.settings.clone();
     let shutdown = state.shutdown.clone();
     let tracker = state.tracker.clone();
     let span = tracing::info_span!("lobby_connection", conn = tracing::field::Empty);
-    let max_message_bytes = settings.limits.max_message_bytes;
-    upgrade
-        .max_message_size(max_message_bytes)
-        .max_frame_size(max_message_bytes.saturating_mul(FRAME_SLACK))
-        .read_buffer_size(READ_BUFFER)
-        .write_buffer_size(WRITE_BUFFER)
-        .on_upgrade(move |socket| {
-            let serving =
-                Box::pin(serve(socket.split(), lobby, client.limit_key(), settings, shutdown).instrument(span));
-            let tracked = tracker.track_future(serving);
-            async move {
-                let _forwarded = forwarded;
-                tracked.await;
-            }
-        })
+    super::with_limits(upgrade, &settings.limits).on_upgrade(move |socket| {
+        let serving = Box::pin(serve(socket.split(), lobby, client.limit_key(), settings, shutdown).instrument(span));
+        let tracked = tracker.track_future(serving);
+        async move {
+            let _forwarded = forwarded;
+            tracked.await;
+        }
+    })
 }
 
 /// Serves one lobby connection until either side closes it or the server shuts down.
@@ -147,25 +132,7 @@ async fn serve(
         }
     };
     lobby.leave(conn);
-    match ending.sent_code() {
-        Some(code) => {
-            let frame = CloseFrame {
-                code,
-                reason: ending.reason().into(),
-            };
-            let sent = Box::pin(tokio::time::timeout(
-                SEND_TIMEOUT,
-                sink.send(Message::Close(Some(frame))),
-            ))
-            .await;
-            if matches!(sent, Ok(Ok(()))) {
-                let _ = Box::pin(tokio::time::timeout(CLOSE_WAIT, client_close(&mut stream))).await;
-            }
-        }
-        None => {
-            let _ = Box::pin(tokio::time::timeout(SEND_TIMEOUT, sink.close())).await;
-        }
-    }
+    Box::pin(close(&mut sink, &mut stream, ending)).await;
     crate::metrics::connection_closed(ending.sent_code());
     tracing::debug!(conn, reason = ending.reason(), "lobby connection closed");
 }

@@ -22,22 +22,47 @@ use crate::http::state::AppState;
 /// The read buffer per socket: small, because a server holds many idle sockets and a
 /// client's messages are short (a larger message is read in several goes). Every read
 /// first zero-fills this much of the buffer, so a large one costs CPU on every frame too.
-pub(crate) const READ_BUFFER: usize = 256;
+const READ_BUFFER: usize = 256;
 
 /// Frames queued for a socket are written together until they reach this many bytes.
-pub(crate) const WRITE_BUFFER: usize = 8 * 1024;
+const WRITE_BUFFER: usize = 8 * 1024;
 
 /// A single frame up to this many times the message limit is read in full before it is
 /// refused: a message over the limit is then answered with close code 1009 on a socket
 /// with nothing left unread (closing one with unread data resets it, and the client would
 /// lose the close frame). Larger frames are refused from their header.
-pub(crate) const FRAME_SLACK: usize = 4;
+const FRAME_SLACK: usize = 4;
 
 /// The WebSocket routes, for the HTTP layer's router: a table's and the lobby's.
 pub fn routes() -> axum::Router<AppState> {
     axum::Router::new()
         .route("/ws/tables/{id}", axum::routing::any(upgrade))
         .route("/ws/lobby", axum::routing::any(lobby::upgrade))
+}
+
+/// The refusal of a browser's upgrade from an origin that may not open sockets here
+/// (`403 forbidden_origin`, see [`crate::http::security`]); `None` when it may.
+pub(crate) fn refused_origin(state: &AppState, headers: &HeaderMap, uri: &Uri) -> Option<Response> {
+    if state.origins.allows(headers, uri) {
+        return None;
+    }
+    let refusal = ApiError {
+        status: StatusCode::FORBIDDEN,
+        code: "forbidden_origin",
+        message: "WebSocket connections from this origin are not allowed.".into(),
+        field: None,
+    };
+    Some(refusal.into_response())
+}
+
+/// An upgrade with the message limit and the small buffers every socket here has.
+pub(crate) fn with_limits(upgrade: WebSocketUpgrade, limits: &crate::config::LimitSettings) -> WebSocketUpgrade {
+    let max_message_bytes = limits.max_message_bytes;
+    upgrade
+        .max_message_size(max_message_bytes)
+        .max_frame_size(max_message_bytes.saturating_mul(FRAME_SLACK))
+        .read_buffer_size(READ_BUFFER)
+        .write_buffer_size(WRITE_BUFFER)
 }
 
 /// The query of a WebSocket URL.
@@ -69,14 +94,8 @@ pub async fn upgrade(
     client: Client,
     upgrade: WebSocketUpgrade,
 ) -> Response {
-    if !state.origins.allows(&headers, &uri) {
-        return ApiError {
-            status: StatusCode::FORBIDDEN,
-            code: "forbidden_origin",
-            message: "WebSocket connections from this origin are not allowed.".into(),
-            field: None,
-        }
-        .into_response();
+    if let Some(refused) = refused_origin(&state, &headers, &uri) {
+        return refused;
     }
     let table = match state.tables.get(&id).await {
         Ok(table) => table,
@@ -87,34 +106,28 @@ pub async fn upgrade(
     let tracker = state.tracker.clone();
     // Every line the connection logs names its table and its number.
     let span = tracing::info_span!("connection", table = %id, conn = tracing::field::Empty);
-    let max_message_bytes = settings.limits.max_message_bytes;
-    upgrade
-        .max_message_size(max_message_bytes)
-        .max_frame_size(max_message_bytes.saturating_mul(FRAME_SLACK))
-        .read_buffer_size(READ_BUFFER)
-        .write_buffer_size(WRITE_BUFFER)
-        .on_upgrade(move |socket| {
-            // Served on the upgrade's own task (one task a socket, not two), tracked so
-            // that shutdown waits for it. The connection's future is boxed and given the
-            // socket already split (which moves it to the heap once): a future keeps its
-            // arguments for its whole life, and an idle socket's future lives for hours
-            // (the socket alone is ~0.4 KiB; docs/benchmarks.md).
-            let serving = Box::pin(
-                connection::serve(
-                    socket.split(),
-                    table,
-                    resume.since.zip(resume.epoch),
-                    client.limit_key(),
-                    settings,
-                    shutdown,
-                )
-                .instrument(span),
-            );
-            let tracked = tracker.track_future(serving);
-            async move {
-                // Behind a trusted proxy, the socket holds its client's place until it closes.
-                let _forwarded = forwarded;
-                tracked.await;
-            }
-        })
+    with_limits(upgrade, &settings.limits).on_upgrade(move |socket| {
+        // Served on the upgrade's own task (one task a socket, not two), tracked so
+        // that shutdown waits for it. The connection's future is boxed and given the
+        // socket already split (which moves it to the heap once): a future keeps its
+        // arguments for its whole life, and an idle socket's future lives for hours
+        // (the socket alone is ~0.4 KiB; docs/benchmarks.md).
+        let serving = Box::pin(
+            connection::serve(
+                socket.split(),
+                table,
+                resume.since.zip(resume.epoch),
+                client.limit_key(),
+                settings,
+                shutdown,
+            )
+            .instrument(span),
+        );
+        let tracked = tracker.track_future(serving);
+        async move {
+            // Behind a trusted proxy, the socket holds its client's place until it closes.
+            let _forwarded = forwarded;
+            tracked.await;
+        }
+    })
 }

@@ -10,13 +10,15 @@ pub const BOT_THREADS_BUSY: &str = "spelbord_bot_threads_busy";
 /// Searches waiting for a free thread (gauge).
 pub const BOT_SEARCHES_QUEUED: &str = "spelbord_bot_searches_queued";
 
-/// Counts one of something in a gauge without labels while it lives.
+/// Counts one of something in a gauge without labels while it lives (the server counts
+/// its connections with it too).
 #[derive(Debug)]
 #[must_use = "it counts only while it is kept"]
 pub struct Counted(&'static str);
 
 impl Counted {
-    fn new(gauge: &'static str) -> Counted {
+    /// Counts one in `gauge` until dropped.
+    pub fn new(gauge: &'static str) -> Counted {
         gauge!(gauge).increment(1.0);
         Counted(gauge)
     }

@@ -194,10 +194,7 @@ pub type Refused = (ErrorCode, String, Option<Value>);
 /// docs/protocol.md): not JSON, not an object with a string `type`, an unknown `type`, or
 /// fields that do not fit it. The message comes with its `ref`, removed from it. A table's
 /// socket and the lobby's read their frames so.
-pub fn parse_typed<T: serde::de::DeserializeOwned>(
-    text: &str,
-    known: &[&str],
-) -> Result<(T, Option<Value>), Refused> {
+pub fn parse_typed<T: serde::de::DeserializeOwned>(text: &str, known: &[&str]) -> Result<(T, Option<Value>), Refused> {
     let value: Value = serde_json::from_str(text).map_err(|err| {
         (
             ErrorCode::MalformedJson,

@@ -167,10 +167,6 @@ impl Lobby {
         &self.inner.store
     }
 
-    pub fn node(&self) -> i32 {
-        self.inner.node
-    }
-
     fn state(&self) -> std::sync::MutexGuard<'_, State> {
         self.inner.state.lock().unwrap_or_else(PoisonError::into_inner)
     }

@@ -424,6 +424,14 @@ async function keyboard(s, h) {
   // The seat list is redrawn on every event; the keyboard's place in it stays.
   await p.focus("#seats .add-bot button");
   const label = await p.evaluate(() => document.activeElement.getAttribute("aria-label"));
+  // The count announced to everyone must be 0 (the player, once a spectator, sat down):
+  // counts go out at most once a second, and a visitor arriving before the 0 went out
+  // brings the count back to the announced 1, which is no news (docs/protocol.md, 3.6).
+  await until(p, () => {
+    const counts = window.__tbl.messages.filter((m) => m.type === "spectators" || m.type === "snapshot");
+    const last = counts[counts.length - 1];
+    return last && (last.type === "spectators" ? last.count : last.spectators) === 0;
+  });
   const before = await p.evaluate(() => window.__tbl.messages.length);
   const visitor = await s.player("visitor");
   await h.open(visitor, `/t/${id}`);

@@ -133,9 +133,19 @@ impl App {
         self.listener.local_addr()
     }
 
-    /// A token that, when cancelled, shuts the server down.
+    /// A token that, when cancelled, shuts the server down at once.
     pub fn shutdown_token(&self) -> CancellationToken {
         self.state.shutdown.clone()
+    }
+
+    /// What stops the server in order: draining first when other nodes are alive.
+    pub fn stopper(&self) -> Stopper {
+        Stopper {
+            tables: self.state.tables.clone(),
+            shutdown: self.state.shutdown.clone(),
+            notice: self.state.settings.cluster.drain_notice(),
+            limit: self.state.settings.cluster.drain_limit(),
+        }
     }
 
     /// Serves until the shutdown token is cancelled, then waits for every connection, actor
@@ -159,5 +169,46 @@ impl App {
             membership.leave().await;
         }
         Ok(())
+    }
+}
+
+/// Stops the server (docs/operations.md, "Upgrades"). With other nodes alive it drains
+/// first: `/healthz` says so for the notice (the proxy then sends nothing new here), every
+/// table moves to the node its clients reconnect to, and games nobody came back for are
+/// offered to the other nodes; then, or at the drain's limit, the server shuts down as
+/// when alone.
+#[derive(Clone)]
+pub struct Stopper {
+    tables: crate::table::Tables,
+    shutdown: CancellationToken,
+    notice: std::time::Duration,
+    limit: std::time::Duration,
+}
+
+impl Stopper {
+    pub async fn stop(&self) {
+        if !self.tables.is_alone() {
+            let deadline = tokio::time::Instant::now() + self.limit;
+            tracing::info!(
+                notice_ms = self.notice.as_millis(),
+                "draining: the proxy is told, then the tables move"
+            );
+            self.tables.start_draining();
+            tokio::time::sleep_until((tokio::time::Instant::now() + self.notice).min(deadline)).await;
+            let drained = self.tables.drain(deadline).await;
+            tracing::info!(
+                handed_over = drained.handed_over,
+                still_held = drained.still_held,
+                offered = drained.offered,
+                "drained"
+            );
+        }
+        self.stop_now();
+    }
+
+    /// Shuts down at once: sockets closed with 1012, tables left to the other nodes or the
+    /// next start.
+    pub fn stop_now(&self) {
+        self.shutdown.cancel();
     }
 }

@@ -1,7 +1,8 @@
 //! This process as one node of several (docs/architecture.md, "Several nodes"): a task
 //! that renews the node's membership every third of the lease, hands over the tables
 //! other nodes ask for (told at once by `NOTIFY`, checked again on every renewal), stops
-//! the tables whose lease another node took, and adopts the games in play whose node died.
+//! the tables whose lease another node took, and adopts the games in play whose node died
+//! or that a draining node offers.
 //!
 //! A single server is a cluster of one and runs the same task.
 
@@ -12,7 +13,7 @@ use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
 use crate::store::Store;
-use crate::store::leases::{HANDOFF_CHANNEL, Membership};
+use crate::store::leases::{ADOPT_PREFIX, HANDOFF_CHANNEL, Membership};
 use crate::table::Tables;
 
 /// Starts the node's task; it returns the membership when the server shuts down, to be
@@ -42,11 +43,13 @@ async fn run(
             biased;
             _ = shutdown.cancelled() => break,
             notice = next_notice(&mut listener) => match notice {
-                Ok(notice) => {
-                    if let Some(table) = asked_of(&notice, membership.id) {
-                        tables.hand_over(table).await;
+                Ok(notice) => match read_notice(&notice, membership.id) {
+                    Some(Notice::HandOver(table)) => tables.hand_over(table).await,
+                    Some(Notice::Offered(table)) if tables.adopt_offered(table).await => {
+                        tracing::info!(table, "took over a game in play from a draining node");
                     }
-                }
+                    Some(Notice::Offered(_)) | None => {}
+                },
                 Err(err) => {
                     tracing::warn!(error = %err, "lost the handoff channel; listening again at the next renewal");
                     listener = None;
@@ -116,8 +119,38 @@ async fn next_notice(listener: &mut Option<PgListener>) -> Result<PgNotification
     }
 }
 
-/// The table a request asks of node `me` (payload `"{holder} {table}"`), if it is to it.
-fn asked_of(notice: &PgNotification, me: i32) -> Option<&str> {
-    let (holder, table) = notice.payload().split_once(' ')?;
-    (holder.parse::<i32>().ok()? == me).then_some(table)
+/// What a notice on the handoff channel asks of this node.
+#[derive(Debug, PartialEq, Eq)]
+enum Notice<'a> {
+    /// Another node asks this one for the table (payload `"{holder} {table}"`).
+    HandOver(&'a str),
+    /// A draining node offers a game in play to any node (payload `"adopt {table}"`).
+    Offered(&'a str),
+}
+
+/// What `payload` asks of node `me`, if anything.
+fn read_notice(notice: &PgNotification, me: i32) -> Option<Notice<'_>> {
+    read_payload(notice.payload(), me)
+}
+
+fn read_payload(payload: &str, me: i32) -> Option<Notice<'_>> {
+    if let Some(table) = payload.strip_prefix(ADOPT_PREFIX) {
+        return Some(Notice::Offered(table));
+    }
+    let (holder, table) = payload.split_once(' ')?;
+    (holder.parse::<i32>().ok()? == me).then_some(Notice::HandOver(table))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Notice, read_payload};
+
+    #[test]
+    fn a_node_reads_requests_to_itself_and_offers_to_anyone() {
+        assert_eq!(read_payload("7 abcdefgh", 7), Some(Notice::HandOver("abcdefgh")));
+        assert_eq!(read_payload("8 abcdefgh", 7), None);
+        assert_eq!(read_payload("adopt abcdefgh", 7), Some(Notice::Offered("abcdefgh")));
+        assert_eq!(read_payload("nonsense", 7), None);
+        assert_eq!(read_payload("x abcdefgh", 7), None);
+    }
 }

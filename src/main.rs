@@ -259,11 +259,17 @@ async fn run(settings: Settings) -> Result<(), String> {
     let workers = tokio::runtime::Handle::current().metrics().num_workers();
     tracing::info!("serving on {workers} worker threads");
     tracing::info!("listening on http://{addr}");
-    let shutdown = app.shutdown_token();
+    let stopper = app.stopper();
     tokio::spawn(async move {
         signals.await;
         tracing::info!("shutting down");
-        shutdown.cancel();
+        // A second signal does not wait for the drain.
+        let again = shutdown_signal();
+        tokio::select! {
+            _ = stopper.stop() => {}
+            _ = again => tracing::info!("asked again: stopping at once"),
+        }
+        stopper.stop_now();
     });
     let served = app.run().await;
     database.close().await;

@@ -12,7 +12,11 @@
 //! - the killed node is started again: its tables move back to it (the lease rows say so),
 //!   the players follow after 1012, and every game is played to its end.
 //!
-//! All the while, the lease rows are sampled every 20 ms: per table the epoch never goes
+//! A second test restarts all three nodes in turn (SIGTERM: each drains) while a dozen games
+//! with clocks are played through the proxy: every game goes on with every acknowledged
+//! move, no flag falls, and the players' longest wait for a new connection is printed.
+//!
+//! All the while (in the first test), the lease rows are sampled every 20 ms: per table the epoch never goes
 //! back, a new owner always comes with a higher epoch, and once the takeover has settled no
 //! lease names a dead node.
 //!
@@ -52,6 +56,8 @@ const RETRY_LIMIT: Duration = Duration::from_secs(30);
 const RETRY_EVERY: Duration = Duration::from_millis(100);
 const RECV_LIMIT: Duration = Duration::from_secs(10);
 const CLOSE_LIMIT: Duration = Duration::from_secs(15);
+/// A node's drain after SIGTERM (`cluster.drain_seconds` is 30 s) and its exit.
+const DRAIN_LIMIT: Duration = Duration::from_secs(45);
 /// Errors after which a move is sent again (on a new connection): the node could not store
 /// it, or the table is moving between nodes.
 const RETRYABLE: [&str; 2] = ["storage_unavailable", "table_moving"];
@@ -162,6 +168,7 @@ fn proxy_config(port: u16, nodes: &[Node]) -> String {
         "inter 200ms",
         "shutdown-sessions",
         "balance hdr(X-Spelbord-Table)",
+        "http-check disable-on-404",
     ] {
         assert!(
             config.contains(expected),
@@ -190,6 +197,8 @@ impl Node {
             .env("APP__CLUSTER__NODE_NAME", self.name)
             .env("APP__CLUSTER__LEASE_SECONDS", LEASE.as_secs().to_string())
             .env("APP__CLUSTER__HANDOFF_WAIT_MS", "3000")
+            // The proxy checks every 200 ms here (`proxy_config`): three checks' notice.
+            .env("APP__CLUSTER__DRAIN_NOTICE_MS", "600")
             .env("APP__SERVER__TRUSTED_PROXIES", "127.0.0.1")
             .env("APP__LIMITS__TABLES_PER_MINUTE", "1000")
             .env("APP__LIMITS__CONNECTIONS_PER_ADDRESS", "0")
@@ -216,6 +225,20 @@ impl Node {
     fn pid(&self) -> libc::pid_t {
         let child = self.child.as_ref().expect("a running node");
         libc::pid_t::try_from(child.id().expect("a pid")).expect("a pid fits")
+    }
+
+    /// SIGTERMs the node and waits for it to exit (after its drain); how long that took.
+    async fn terminate(&mut self) -> Duration {
+        let mut child = self.child.take().expect("a running node");
+        let asked = Instant::now();
+        let pid = libc::pid_t::try_from(child.id().expect("a pid")).expect("a pid fits");
+        signal(pid, libc::SIGTERM);
+        let status = timeout(DRAIN_LIMIT, child.wait())
+            .await
+            .unwrap_or_else(|_| panic!("node {} exits within {DRAIN_LIMIT:?} of SIGTERM", self.name))
+            .expect("its status");
+        assert!(status.success(), "node {} exited with {status}", self.name);
+        asked.elapsed()
     }
 
     /// SIGKILLs the node and waits for it to die.
@@ -505,12 +528,26 @@ struct Game {
     conns: [Option<Conn>; 2],
     /// Every move acknowledged (its `moved` seen), in order.
     acked: Vec<String>,
+    /// The moves to play, X's and O's in turn.
+    script: Arc<[String]>,
+    /// When a player's connection last ended, until its next snapshot came.
+    lost_at: [Option<Instant>; 2],
+    /// Every wait from a connection's end to the snapshot of the next.
+    gaps: Vec<Duration>,
 }
 
 impl Game {
-    /// A new Gomoku table created through the proxy, X and O seated and the game started.
+    /// A new Gomoku table created through the proxy, X and O seated and the game started,
+    /// to be played by the first script (X wins on ply 9).
     async fn start(cluster: &Cluster) -> Game {
-        let settings = json!({"seating": "chosen", "time_control": {"kind": "correspondence", "days": 2}});
+        let script: Vec<String> = (1..=LAST_PLY).map(|ply| scripted(ply).1.to_owned()).collect();
+        let time_control = json!({"kind": "correspondence", "days": 2});
+        Game::start_with(cluster, time_control, script.into()).await
+    }
+
+    /// A new Gomoku table with `time_control`, X and O seated and the game started.
+    async fn start_with(cluster: &Cluster, time_control: Value, script: Arc<[String]>) -> Game {
+        let settings = json!({"seating": "chosen", "time_control": time_control});
         let created = cluster
             .http
             .post(cluster.http("/api/tables"))
@@ -547,6 +584,9 @@ impl Game {
             tokens,
             conns,
             acked: Vec::new(),
+            script,
+            lost_at: [None; 2],
+            gaps: Vec::new(),
         }
     }
 
@@ -576,12 +616,17 @@ impl Game {
     /// until it is acknowledged.
     async fn play_next(&mut self, cluster: &Cluster) {
         let ply = self.acked.len() + 1;
-        let (seat, at) = scripted(ply);
+        let seat = (ply - 1) % 2;
+        let script = Arc::clone(&self.script);
+        let at = script[ply - 1].as_str();
         let deadline = Instant::now() + RETRY_LIMIT;
         let mut last = String::from("nothing");
         while Instant::now() < deadline {
             let Some(conn) = self.conns[seat].as_mut() else {
                 let (mut conn, snapshot) = Conn::open_until(&self.url(cluster)).await;
+                if let Some(lost_at) = self.lost_at[seat].take() {
+                    self.gaps.push(lost_at.elapsed());
+                }
                 if self.check(&snapshot).len() == ply {
                     // Stored before its acknowledgement was lost with the connection.
                     self.acked.push(at.to_owned());
@@ -611,7 +656,10 @@ impl Game {
                     assert!(RETRYABLE.contains(&code), "table {}: {at} refused: {error}", self.table);
                     last = error.to_string();
                 }
-                Err(ended) => last = format!("{ended:?}"),
+                Err(ended) => {
+                    last = format!("{ended:?}");
+                    self.lost_at[seat].get_or_insert_with(Instant::now);
+                }
             }
             self.conns[seat] = None;
             sleep(RETRY_EVERY).await;
@@ -1070,4 +1118,149 @@ async fn the_lobby_pairs_across_nodes_exactly_once_and_never_with_a_killed_node_
         .await
         .expect("count");
     assert_eq!(stored, 25, "nobody was paired with the killed node's seeker");
+}
+
+/// `plies` Gomoku moves, X's and O's in turn, in which nobody ever has five in a row: X
+/// opens on the centre, then each player takes the first free square (row by row) that
+/// gives them no five.
+fn endless_script(plies: usize) -> Vec<String> {
+    const SIZE: i32 = 15;
+    let mut board = [[None::<usize>; 15]; 15];
+    let run = |board: &[[Option<usize>; 15]; 15], (c, r): (i32, i32), (dc, dr): (i32, i32), seat: usize| {
+        (1..5)
+            .take_while(|step| {
+                let (x, y) = (c + dc * step, r + dr * step);
+                (0..SIZE).contains(&x) && (0..SIZE).contains(&y) && board[y as usize][x as usize] == Some(seat)
+            })
+            .count()
+    };
+    let mut script = Vec::with_capacity(plies);
+    for ply in 0..plies {
+        let seat = ply % 2;
+        let square = std::iter::once((7, 7))
+            .filter(|_| ply == 0)
+            .chain((0..SIZE * SIZE).map(|i| (i % SIZE, i / SIZE)))
+            .find(|&(c, r)| {
+                board[r as usize][c as usize].is_none()
+                    && [(1, 0), (0, 1), (1, 1), (1, -1)].into_iter().all(|(dc, dr)| {
+                        1 + run(&board, (c, r), (dc, dr), seat) + run(&board, (c, r), (-dc, -dr), seat) < 5
+                    })
+            })
+            .expect("a free square that makes no five");
+        board[square.1 as usize][square.0 as usize] = Some(seat);
+        let column = char::from(b'A' + u8::try_from(square.0).expect("a column"));
+        script.push(format!("{column}{}", square.1 + 1));
+    }
+    script
+}
+
+/// Issue 34: every node of three behind HAProxy is restarted in turn (SIGTERM, then started
+/// again, as a rolling upgrade does) while a dozen games with running clocks are played
+/// through the proxy. Each stopped node drains: its health check turns the proxy away, its
+/// tables move to the nodes their players reconnect to. Every game goes on: every
+/// acknowledged move is kept, no flag falls, and the longest wait a player sees between a
+/// connection's end and the next connection's snapshot is measured and printed.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rolling_restart_of_every_node_loses_no_game_and_no_move() {
+    let Some(haproxy) = haproxy_or_skip() else {
+        return;
+    };
+    let mut cluster = Cluster::start(haproxy).await;
+    let script: Arc<[String]> = endless_script(60).into();
+    // Five minutes and five seconds a move: the clocks run all through the restarts.
+    let time_control = json!({"kind": "fischer", "base_seconds": 300, "increment_seconds": 5});
+    let cluster_ref = &cluster;
+    let mut games = join_all((0..TABLES).map(|_| {
+        let (script, time_control) = (Arc::clone(&script), time_control.clone());
+        async move {
+            let mut game = Game::start_with(cluster_ref, time_control, script).await;
+            game.play_next(cluster_ref).await;
+            game
+        }
+    }))
+    .await;
+    assert_eq!(cluster.owners().await.len(), TABLES, "every table has an owner");
+
+    // The players move all the while (one move a table every 150 ms or so), until the
+    // restarts are over and each game has played a few moves more.
+    let restarted = CancellationToken::new();
+    // The nodes are out of the cluster while they restart (the players only use the proxy);
+    // put back afterwards, so that a failure shows their logs.
+    let mut nodes = std::mem::take(&mut cluster.nodes);
+    let database = cluster.database.url();
+    let cluster_ref = &cluster;
+    let restarts = async {
+        let mut drains = Vec::new();
+        for node in &mut nodes {
+            sleep(Duration::from_millis(500)).await;
+            drains.push((node.name, node.terminate().await));
+            node.start(&database).await;
+            // Up in the proxy again after two good checks (200 ms apart).
+            sleep(Duration::from_millis(800)).await;
+        }
+        restarted.cancel();
+        drains
+    };
+    let players = join_all(games.iter_mut().map(|game| {
+        let restarted = restarted.clone();
+        async move {
+            let mut after = 0;
+            while after < 6 {
+                game.play_next(cluster_ref).await;
+                if restarted.is_cancelled() {
+                    after += 1;
+                }
+                sleep(Duration::from_millis(150)).await;
+            }
+        }
+    }));
+    let (drains, _) = tokio::join!(restarts, players);
+    cluster.nodes = nodes;
+
+    let mut gaps: Vec<Duration> = games.iter().flat_map(|game| game.gaps.iter().copied()).collect();
+    gaps.sort();
+    for game in &games {
+        let (_, snapshot) = Conn::open_until(&game.url(&cluster)).await;
+        assert_eq!(
+            game.check(&snapshot),
+            game.acked,
+            "table {}: every acknowledged move",
+            game.table
+        );
+        assert_eq!(
+            cluster.stored_moves(&game.table).await,
+            game.acked,
+            "table {}",
+            game.table
+        );
+        let table = &snapshot["table"];
+        assert_eq!(
+            table["status"], "playing",
+            "table {}: the game goes on: {table}",
+            game.table
+        );
+        let remaining = table["clocks"]["remaining_ms"].as_array().expect("the clocks");
+        assert!(
+            remaining.iter().all(|ms| ms.as_i64().is_some_and(|ms| ms > 200_000)),
+            "table {}: nobody lost time to the restarts: {remaining:?}",
+            game.table
+        );
+    }
+    let results: i64 = sqlx::query_scalar("SELECT count(*) FROM results")
+        .fetch_one(&cluster.pool)
+        .await
+        .expect("count");
+    assert_eq!(results, 0, "no game ended (no flag fell)");
+    let longest = gaps.last().copied().unwrap_or_default();
+    let median = gaps.get(gaps.len() / 2).copied().unwrap_or_default();
+    let _ = writeln!(
+        std::io::stderr(),
+        "rolling restart: drains {drains:?}; {} reconnects, median gap {median:?}, longest {longest:?}; moves {}",
+        gaps.len(),
+        games.iter().map(|game| game.acked.len()).sum::<usize>()
+    );
+    assert!(
+        !gaps.is_empty(),
+        "the restarts moved tables (their players reconnected)"
+    );
 }

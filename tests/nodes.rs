@@ -6,7 +6,9 @@
 //! group-committed batch too, and a node's write fence orders its batches of moves with any
 //! change of its leases; a node shutting down leaves and its games are adopted; an idle
 //! table releases its lease; with other nodes alive a new table waits, leased to nobody, for
-//! the node its first request reaches.
+//! the node its first request reaches; a node stopped beside another drains (its health
+//! check says so, it loads nothing, each table's lease is released before its sockets
+//! close, games nobody came back for are offered and taken), and a node alone stops at once.
 
 mod common;
 
@@ -606,4 +608,112 @@ async fn with_other_nodes_alive_a_new_table_is_served_by_the_first_node_asked_wi
     let answer = player.until("moved").await;
     assert_eq!(answer["seat"], json!(1), "{answer}");
     assert!(stored_moves(&a, &table).await >= 2);
+}
+
+/// Whether `app` has counted another node among the living (it renews every second here):
+/// a table it creates then waits, leased to nobody, for the node asked first.
+async fn until_not_alone(app: &TestApp) {
+    tokio::time::timeout(WITHIN, async {
+        loop {
+            let table = app.gomoku_table(json!({})).await;
+            if holder(app, &table).await == (None, 0) {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    })
+    .await
+    .expect("the node counts the other one among the living");
+}
+
+#[tokio::test]
+async fn a_node_stopped_beside_another_drains_its_tables_before_it_goes() {
+    let drain_soon = |settings: &mut spelbord::config::Settings| {
+        node("a")(settings);
+        settings.cluster.drain_notice_ms = 2_000;
+    };
+    let a = spawn_app_with(drain_soon).await;
+    // Created while a is alone, so served by a: a game whose players stay, and one whose
+    // players went away (its clock runs with nobody connected).
+    let clock =
+        json!({"seating": "chosen", "time_control": {"kind": "fischer", "base_seconds": 300, "increment_seconds": 0}});
+    let watched = a.gomoku_table(clock.clone()).await;
+    let ((mut x, x_token), (mut o, _)) = a.two_seated(&watched).await;
+    play(&mut x, "H8").await;
+    let unattended = a.gomoku_table(clock).await;
+    let ((mut ux, _), (uo, _)) = a.two_seated(&unattended).await;
+    play(&mut ux, "H8").await;
+    drop((ux, uo));
+    let b = a.another_node(node("b")).await;
+    until_not_alone(&a).await;
+    let elsewhere = b.gomoku_table(json!({})).await;
+
+    let stopped = a.stop();
+    // At once: the health check turns the proxy away (404 keeps its open sockets), and a
+    // loads no table it does not serve.
+    let health = reqwest::get(a.http("/healthz")).await.expect("healthz");
+    assert_eq!(health.status(), 404);
+    let health: serde_json::Value = health.json().await.expect("JSON");
+    assert_eq!(health["status"], "draining");
+    let asked = reqwest::get(a.http(&format!("/api/tables/{elsewhere}")))
+        .await
+        .expect("GET");
+    assert_eq!(asked.status(), 503, "a draining node loads nothing");
+    let asked: serde_json::Value = asked.json().await.expect("JSON");
+    assert_eq!(asked["error"]["code"], "table_moving");
+    // The open sockets stay through the notice: a move is still played on a.
+    o.until("moved").await; // X's H8
+    let moved = play(&mut o, "A1").await;
+    assert_eq!(moved["ply"], 2, "{moved}");
+
+    // Then each table moves: its lease released before its players are told (1012), so
+    // the node they reconnect to serves it at once.
+    assert_eq!(closed_with(x).await, Some(1012));
+    assert_ne!(
+        holder(&a, &watched).await.0.as_deref(),
+        Some("a"),
+        "released before the 1012"
+    );
+    let mut x = b.client(&watched).await;
+    x.send(json!({"type": "hello", "token": x_token})).await;
+    x.until("welcome").await;
+    let snapshot = b.snapshot(&watched).await;
+    assert_eq!(snapshot["moves"].as_array().map(Vec::len), Some(2), "{snapshot}");
+    // The game nobody came back for is offered, and b takes it (its clock goes on).
+    until_held_by(&a, &unattended, Some("b")).await;
+    tokio::time::timeout(WITHIN, stopped)
+        .await
+        .expect("the drain ends")
+        .expect("the drain task");
+    let nodes: Vec<String> = tokio::time::timeout(WITHIN, async {
+        loop {
+            let nodes: Vec<String> = sqlx::query_scalar("SELECT name FROM nodes ORDER BY name")
+                .fetch_all(&b.pool)
+                .await
+                .expect("nodes");
+            if nodes.len() == 1 {
+                return nodes;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("a leaves once drained");
+    assert_eq!(nodes, vec!["b".to_owned()]);
+}
+
+#[tokio::test]
+async fn a_node_alone_stops_at_once_without_draining() {
+    let a = spawn_app_with(node("a")).await;
+    let table = a.gomoku_table(json!({"seating": "chosen"})).await;
+    let ((mut x, _), (_o, _)) = a.two_seated(&table).await;
+    play(&mut x, "H8").await;
+    let stopped = a.stop();
+    // No notice: the sockets close with 1012 at once and the lease stays for the next start.
+    assert_eq!(closed_with(x).await, Some(1012));
+    tokio::time::timeout(WITHIN, stopped)
+        .await
+        .expect("stopped")
+        .expect("the stop task");
+    assert_eq!(holder(&a, &table).await.0.as_deref(), Some("a"));
 }

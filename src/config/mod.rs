@@ -120,6 +120,11 @@ pub struct ClusterSettings {
     pub lease_seconds: u64,
     /// How long a request waits for another node to hand a table over.
     pub handoff_wait_ms: u64,
+    /// Draining (a stop with other nodes alive): how long `/healthz` says so before the
+    /// tables move, so that the proxy stops sending new requests here first.
+    pub drain_notice_ms: u64,
+    /// The longest a drain may take before the node stops all the same.
+    pub drain_seconds: u64,
 }
 
 impl ClusterSettings {
@@ -138,6 +143,14 @@ impl ClusterSettings {
     /// The lease, at least a second.
     pub fn lease(&self) -> std::time::Duration {
         std::time::Duration::from_secs(self.lease_seconds.max(1))
+    }
+
+    pub fn drain_notice(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.drain_notice_ms)
+    }
+
+    pub fn drain_limit(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.drain_seconds)
     }
 }
 

@@ -67,9 +67,7 @@ impl ApiError {
             GetError::Moving => ApiError {
                 status: StatusCode::SERVICE_UNAVAILABLE,
                 code: TABLE_MOVING,
-                message: format!(
-                    "The table \"{id}\" is moving to this server from another one; try again in a second."
-                ),
+                message: format!("The table \"{id}\" is moving between servers; try again in a second."),
                 field: None,
             },
         }

@@ -30,6 +30,10 @@ const LEASE_LOST_STATE: &str = "SPL01";
 /// The channel a node asking for a table notifies its holder on (payload `"{holder} {table}"`).
 pub const HANDOFF_CHANNEL: &str = "spelbord_handoff";
 
+/// The payload's start on [`HANDOFF_CHANNEL`] that offers a table to any node
+/// (`"adopt {table}"`), beside the requests to one node (`"{holder} {table}"`).
+pub const ADOPT_PREFIX: &str = "adopt ";
+
 /// A node's right to serve one table, as a fencing token for the table's writes.
 #[derive(Debug)]
 pub struct Lease {
@@ -160,6 +164,29 @@ impl Store {
         .execute(self.pool())
         .await?;
         Ok(())
+    }
+
+    /// Offers the games in play of `tables` that nobody serves (their leases released by a
+    /// draining node, and no client came back for them) to every node: one of them takes
+    /// each (`cluster`, "adopt"). Returns how many were offered.
+    pub async fn offer_unclaimed_games(&self, tables: &[String]) -> Result<usize, StoreError> {
+        let offered: Vec<String> = sqlx::query_scalar(
+            "SELECT l.table_id FROM table_leases l
+              WHERE l.table_id = ANY($1) AND l.node IS NULL
+                AND (EXISTS (SELECT 1 FROM games g WHERE g.table_id = l.table_id AND g.status = 'playing')
+                     OR EXISTS (SELECT 1 FROM series s WHERE s.table_id = l.table_id AND s.status = 'playing'))",
+        )
+        .bind(tables)
+        .fetch_all(self.pool())
+        .await?;
+        for table in &offered {
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(HANDOFF_CHANNEL)
+                .bind(format!("{ADOPT_PREFIX}{table}"))
+                .execute(self.pool())
+                .await?;
+        }
+        Ok(offered.len())
     }
 
     /// Gives up a lease this node holds (the table stopped here), unless it has moved on;

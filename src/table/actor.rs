@@ -420,11 +420,10 @@ impl TableActor {
                 break Stop::LeaseLost;
             }
         };
-        // Closed first, so that the connections see a table that stopped (and close with
-        // 1012) and this node's registry serves the next request afresh.
-        inbox.close();
-        drop(inbox);
         self.unlist();
+        // Released before the connections are told (1012), so that the node each client
+        // reconnects to can serve the table at once. Commands that come meanwhile are
+        // never handled: they are dropped with the inbox, unanswered.
         if matches!(stop, Stop::Idle | Stop::HandOver)
             && let Some(lease) = self.store.lease()
             && let Err(err) = Box::pin(self.store.release_stopped_table(lease)).await
@@ -432,6 +431,10 @@ impl TableActor {
             // Released when another node asks for it, or taken over once this node dies.
             tracing::warn!(table = %self.id, error = %err, "could not release the table's lease");
         }
+        // The connections see a table that stopped (and close with 1012), and this node's
+        // registry serves the next request afresh.
+        inbox.close();
+        drop(inbox);
         self.conns.clear();
         tracing::debug!(table = %self.id, ?stop, "table actor stopped");
     }

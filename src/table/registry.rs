@@ -57,6 +57,24 @@ pub enum GetError {
 /// How often a request waiting for another node to hand a table over asks again.
 const HANDOFF_POLL: Duration = Duration::from_millis(50);
 
+/// How often a draining node looks whether it still holds leases.
+const DRAIN_POLL: Duration = Duration::from_millis(20);
+
+/// A game in play that no client came back for this long after its table was handed over
+/// in a drain is offered to the other nodes (its clock and bots must go on).
+pub const UNATTENDED_AFTER: Duration = Duration::from_secs(1);
+
+/// What a drain did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Drained {
+    /// Tables whose actors were stopped to be served elsewhere.
+    pub handed_over: usize,
+    /// Tables still served here when the deadline came.
+    pub still_held: usize,
+    /// Games in play nobody came back for, offered to the other nodes.
+    pub offered: usize,
+}
+
 /// This node, as the registry needs it.
 #[derive(Debug, Clone, Copy)]
 pub struct NodeRole {
@@ -89,6 +107,8 @@ pub struct Tables {
     node: NodeRole,
     /// No other node was alive at the last renewal (new tables are then served here).
     alone: Arc<AtomicBool>,
+    /// The node is draining ([`Tables::drain`]): it loads no table and adopts none.
+    draining: Arc<AtomicBool>,
 }
 
 impl Tables {
@@ -108,7 +128,24 @@ impl Tables {
             tracker,
             node,
             alone: Arc::new(AtomicBool::new(true)),
+            draining: Arc::default(),
         }
+    }
+
+    /// Whether other nodes were alive at the last renewal.
+    pub fn is_alone(&self) -> bool {
+        self.alone.load(Ordering::Relaxed)
+    }
+
+    /// From now on the node loads and adopts no table ([`Tables::drain`] says more); its
+    /// health check says so.
+    pub fn start_draining(&self) {
+        self.draining.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the node is draining ([`Tables::drain`]).
+    pub fn is_draining(&self) -> bool {
+        self.draining.load(Ordering::Relaxed)
     }
 
     /// Records whether other nodes are alive (each renewal counts them).
@@ -121,7 +158,7 @@ impl Tables {
     /// and returns the snapshot its actor would: the proxy may send the table's requests to
     /// another node, which then takes it without a handoff.
     pub async fn create_for_any_node(&self, settings: TableSettings) -> Result<NewTable, CreateError> {
-        if self.alone.load(Ordering::Relaxed) {
+        if self.is_alone() && !self.is_draining() {
             return self.create(settings).await.map(NewTable::Running);
         }
         let id = self.store_new(&settings, None).await?;
@@ -217,12 +254,73 @@ impl Tables {
         matches!(self.take(id, true).await, Ok(Some(_)))
     }
 
+    /// Serves a table a draining node offered (its game is in play, nobody came for it):
+    /// true when this node took it (another may have been quicker).
+    pub async fn adopt_offered(&self, id: &str) -> bool {
+        if self.running(id).is_some() || !is_table_id(id) {
+            return false;
+        }
+        matches!(self.take(id, false).await, Ok(Some(_)))
+    }
+
+    /// Drains this node (docs/operations.md, "Upgrades"): from now on it loads and adopts
+    /// no table (a request for one it does not serve is told [`GetError::Moving`]), and it
+    /// hands over every table it serves: each actor stops between two commands, releases
+    /// its lease, and only then closes its sockets with 1012, so that the node each client
+    /// reconnects to serves the table at once. Waits until this node holds no lease (or
+    /// `deadline`), then offers the games in play that nobody came for within
+    /// [`UNATTENDED_AFTER`] to the other nodes, so that their clocks and bots go on.
+    pub async fn drain(&self, deadline: tokio::time::Instant) -> Drained {
+        self.start_draining();
+        let handles: Vec<TableHandle> = {
+            let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+            running.values().cloned().collect()
+        };
+        let ids: Vec<String> = handles.iter().map(|handle| handle.id().to_owned()).collect();
+        for handle in &handles {
+            handle.hand_over();
+        }
+        let mut drained = Drained {
+            handed_over: handles.len(),
+            ..Drained::default()
+        };
+        // Every actor has released its lease when the node holds none. A lease held with no
+        // actor (one whose release failed, or taken just before the drain) is released here.
+        loop {
+            match self.store.held_leases(self.node.id).await {
+                Ok(held) if held.is_empty() => break,
+                Ok(held) if self.count() == 0 => {
+                    for lease in held {
+                        let _ = self.store.release_lease(&lease.table_id, self.node.id, None).await;
+                    }
+                }
+                Ok(_) => {}
+                Err(err) => tracing::warn!(error = %err, "could not read this node's leases while draining"),
+            }
+            if tokio::time::Instant::now() >= deadline {
+                drained.still_held = self.count();
+                return drained;
+            }
+            tokio::time::sleep(DRAIN_POLL).await;
+        }
+        tokio::time::sleep_until((tokio::time::Instant::now() + UNATTENDED_AFTER).min(deadline)).await;
+        match self.store.offer_unclaimed_games(&ids).await {
+            Ok(offered) => drained.offered = offered,
+            Err(err) => tracing::warn!(error = %err, "could not offer the unattended games to the other nodes"),
+        }
+        drained
+    }
+
     /// Takes the table's lease and rebuilds it here; `None` while another node holds it
     /// (or, adopting, when it is not an orphan).
     async fn take(&self, id: &str, orphans_only: bool) -> Result<Option<TableHandle>, GetError> {
         let _loading = self.loading.turn(id).await;
         if let Some(handle) = self.running(id) {
             return Ok(Some(handle));
+        }
+        if self.is_draining() {
+            // Another node will serve it: the proxy sends its requests elsewhere now.
+            return Err(GetError::Moving);
         }
         let lease = match self.store.acquire_lease(id, self.node.id, orphans_only).await {
             Ok(Acquired::Held(lease)) => lease,

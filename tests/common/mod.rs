@@ -152,6 +152,7 @@ pub struct TestApp {
     pub addr: SocketAddr,
     pub pool: PgPool,
     shutdown: CancellationToken,
+    stopper: spelbord::app::Stopper,
     served: Option<tokio::task::JoinHandle<std::io::Result<()>>>,
     // Dropped after the server is told to stop: the database outlives its users.
     _database: TestDb,
@@ -234,9 +235,17 @@ impl TestApp {
         ((first, first_token), (second, second_token))
     }
 
-    /// Tells the server to shut down, as SIGTERM does, without waiting for it to stop.
+    /// Tells the server to shut down at once (as SIGTERM does when no other node is
+    /// alive), without waiting for it to stop.
     pub fn shut_down(&self) {
         self.shutdown.cancel();
+    }
+
+    /// Stops the server as SIGTERM does: draining first when other nodes are alive. The
+    /// task ends when the server has been told to shut down.
+    pub fn stop(&self) -> tokio::task::JoinHandle<()> {
+        let stopper = self.stopper.clone();
+        tokio::spawn(async move { stopper.stop().await })
     }
 
     /// A Bughouse table (seating chosen, the default clock) with all four seats taken in
@@ -311,11 +320,13 @@ async fn start_app(database: TestDb, configure: impl FnOnce(&mut Settings)) -> T
     let app = App::bind(settings, store).await.expect("bind a port");
     let addr = app.local_addr().expect("bound address");
     let shutdown = app.shutdown_token();
+    let stopper = app.stopper();
     let served = Some(tokio::spawn(app.run()));
     TestApp {
         addr,
         pool,
         shutdown,
+        stopper,
         served,
         _database: database,
     }

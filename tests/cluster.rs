@@ -1166,7 +1166,7 @@ async fn a_rolling_restart_of_every_node_loses_no_game_and_no_move() {
         return;
     };
     let mut cluster = Cluster::start(haproxy).await;
-    let script: Arc<[String]> = endless_script(60).into();
+    let script: Arc<[String]> = endless_script(160).into();
     // Five minutes and five seconds a move: the clocks run all through the restarts.
     let time_control = json!({"kind": "fischer", "base_seconds": 300, "increment_seconds": 5});
     let cluster_ref = &cluster;
@@ -1206,6 +1206,11 @@ async fn a_rolling_restart_of_every_node_loses_no_game_and_no_move() {
         async move {
             let mut after = 0;
             while after < 6 {
+                assert!(
+                    game.acked.len() < game.script.len(),
+                    "table {}: the script ran out before the restarts ended",
+                    game.table
+                );
                 game.play_next(cluster_ref).await;
                 if restarted.is_cancelled() {
                     after += 1;

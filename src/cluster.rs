@@ -81,6 +81,7 @@ async fn renew(membership: &mut Membership, tables: &Tables, store: &Store) {
     let read_at = std::time::Instant::now();
     match store.held_leases(membership.id).await {
         Ok(held) => {
+            crate::metrics::leases_held(&membership.name, held.len());
             let stopped = tables.reconcile(&held, read_at).await;
             if stopped > 0 {
                 tracing::info!(stopped, "tables stopped here to be served by other nodes");

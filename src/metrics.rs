@@ -16,8 +16,9 @@
 //! compares a counter before and after what it does, or asks for "at least"). Gauges are
 //! kept by increments and decrements from the things they count (a connection's guard, a
 //! table actor's guard, a search thread), never set from one server's view, so they stay
-//! right when several servers share the recorder. The one exception is the pool gauges,
-//! set from the scraped server's pool at each scrape.
+//! right when several servers share the recorder. The exceptions are set from one
+//! server's view: the pool and connection gauges, from the scraped server at each scrape,
+//! and the leases held, labelled with the node's name, at each of its renewals.
 //!
 //! Without an installed recorder (the `arena` and `perft` commands, unit tests) every
 //! helper here costs next to nothing and records nothing.
@@ -61,6 +62,28 @@ pub const RATE_LIMITED: &str = "spelbord_rate_limited_total";
 pub const LOBBY_CONNECTIONS: &str = "spelbord_lobby_connections";
 /// Lobby seeks and accepts, by outcome: `paired`, `waiting`, `refused` (counter).
 pub const LOBBY_SEEKS: &str = "spelbord_lobby_seeks_total";
+/// Database errors, by `kind`: `connection`, `pool_timeout`, `statement`, `other` (counter).
+pub const DB_ERRORS: &str = "spelbord_db_errors_total";
+/// Table leases this node took from a node no longer alive: it died, stopped renewing, or
+/// shut down leaving its games in play to be adopted (counter).
+pub const LEASE_TAKEOVERS: &str = "spelbord_lease_takeovers_total";
+/// Table leases the database says this node holds, by `node`, read at each renewal (gauge).
+pub const LEASES_HELD: &str = "spelbord_leases_held";
+/// Bot searches answered, by `deadline`: `met` or `missed` (counter).
+pub const BOT_SEARCHES: &str = "spelbord_bot_searches_total";
+/// How long a bot search ran on its thread, by `game` (histogram, seconds).
+pub const BOT_THINK_SECONDS: &str = "spelbord_bot_think_seconds";
+/// Open HTTP connections (WebSockets included) counted against the server's cap (gauge).
+pub const CONNECTIONS: &str = "spelbord_connections";
+/// The most connections the server holds: the file-descriptor limit less a reserve (gauge).
+pub const CONNECTIONS_MAX: &str = "spelbord_connections_max";
+
+/// The `kind` labels of [`DB_ERRORS`].
+const DB_ERROR_KINDS: [&str; 4] = ["connection", "pool_timeout", "statement", "other"];
+
+/// How far past its deadline a bot's answer may come and still count as in time: the
+/// engines check the clock between steps of their search, and the answer travels back.
+pub const BOT_DEADLINE_SLACK: Duration = Duration::from_millis(50);
 
 /// Histogram buckets for every `*_seconds` metric: from half a millisecond (a move on an
 /// idle server) to ten seconds (the database's statement timeout).
@@ -95,9 +118,17 @@ pub fn install() -> PrometheusHandle {
                 tracing::warn!(error = %err, "another metrics recorder is installed: /metrics stays empty");
             }
             describe();
-            // Gauges without labels show from the first scrape, at zero.
-            for name in [WS_CONNECTIONS, BOT_THREADS_BUSY, BOT_SEARCHES_QUEUED] {
+            // Gauges without labels show from the first scrape, at zero; so do the counters
+            // of rare events, so that an alert's `rate()` has a series before the first one.
+            for name in [WS_CONNECTIONS, LOBBY_CONNECTIONS, BOT_THREADS_BUSY, BOT_SEARCHES_QUEUED] {
                 gauge!(name).increment(0.0);
+            }
+            counter!(LEASE_TAKEOVERS).increment(0);
+            for kind in DB_ERROR_KINDS {
+                counter!(DB_ERRORS, "kind" => kind).increment(0);
+            }
+            for deadline in ["met", "missed"] {
+                counter!(BOT_SEARCHES, "deadline" => deadline).increment(0);
             }
             let upkeep = handle.clone();
             let spawned = std::thread::Builder::new()
@@ -156,6 +187,35 @@ fn describe() {
     describe_counter!(
         RATE_LIMITED,
         "Requests or messages refused by a rate limit or a cap, by limit."
+    );
+    describe_counter!(
+        DB_ERRORS,
+        "Database errors, by kind (connection: the database cannot be reached; pool_timeout: no pool connection free in time; statement: PostgreSQL refused a statement; other)."
+    );
+    describe_counter!(
+        LEASE_TAKEOVERS,
+        "Table leases this node took from a node no longer alive (it died, stopped renewing, or shut down leaving its games in play)."
+    );
+    describe_gauge!(
+        LEASES_HELD,
+        "Table leases this node holds in the database, by node (read at each renewal)."
+    );
+    describe_counter!(
+        BOT_SEARCHES,
+        "Bot searches answered, by whether the answer came by the search's deadline (met, missed)."
+    );
+    describe_histogram!(
+        BOT_THINK_SECONDS,
+        Unit::Seconds,
+        "Time a bot search ran on its thread (its wait for a thread not included), by game."
+    );
+    describe_gauge!(
+        CONNECTIONS,
+        "Open HTTP connections (WebSockets included) counted against the server's cap (at the scrape)."
+    );
+    describe_gauge!(
+        CONNECTIONS_MAX,
+        "The most connections the server holds: its file-descriptor limit less a reserve."
     );
 }
 
@@ -302,6 +362,58 @@ pub fn record_pool(pool: &sqlx::PgPool) {
     gauge!(DB_POOL_MAX).set(f64::from(pool.options().get_max_connections()));
 }
 
+/// Sets the connection gauges from the server being scraped: `open` connections of at
+/// most `max`.
+pub fn record_connections(open: usize, max: usize) {
+    gauge!(CONNECTIONS).set(open as f64);
+    gauge!(CONNECTIONS_MAX).set(max as f64);
+}
+
+/// A database operation failed with `err` (counted by kind; see [`DB_ERRORS`]).
+pub fn db_error(err: &sqlx::Error) {
+    counter!(DB_ERRORS, "kind" => db_error_kind(err)).increment(1);
+}
+
+/// The kind an error counts under: `connection` when the database could not be reached or
+/// dropped the session (SQLSTATE classes 08 and 57: shutting down, not accepting
+/// connections), `pool_timeout`, `statement` for another refusal, `other`.
+fn db_error_kind(err: &sqlx::Error) -> &'static str {
+    match err {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::Protocol(_)
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => "connection",
+        sqlx::Error::PoolTimedOut => "pool_timeout",
+        sqlx::Error::Database(db) => {
+            let class = db.code().map(|code| code.chars().take(2).collect::<String>());
+            match class.as_deref() {
+                Some("08" | "57") => "connection",
+                _ => "statement",
+            }
+        }
+        _ => "other",
+    }
+}
+
+/// This node holds `held` table leases, as the database said at its renewal.
+pub fn leases_held(node: &str, held: usize) {
+    gauge!(LEASES_HELD, "node" => node.to_owned()).set(held as f64);
+}
+
+/// This node took a table's lease from a node no longer alive.
+pub fn lease_takeover() {
+    counter!(LEASE_TAKEOVERS).increment(1);
+}
+
+/// A bot's search came back to its table after running `think` on its thread; `late`
+/// when it answered past its deadline (by more than [`BOT_DEADLINE_SLACK`]).
+pub fn bot_answered(game: &'static str, think: Duration, late: bool) {
+    histogram!(BOT_THINK_SECONDS, "game" => game).record(think);
+    let deadline = if late { "missed" } else { "met" };
+    counter!(BOT_SEARCHES, "deadline" => deadline).increment(1);
+}
+
 /// Which limit refused something.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {
@@ -374,6 +486,15 @@ mod tests {
             drop(second);
             assert!(handle.render().contains("spelbord_ws_connections 0"));
         });
+    }
+
+    #[test]
+    fn database_errors_count_by_kind() {
+        assert_eq!(db_error_kind(&sqlx::Error::PoolTimedOut), "pool_timeout");
+        assert_eq!(db_error_kind(&sqlx::Error::PoolClosed), "connection");
+        let refused = std::io::Error::from(std::io::ErrorKind::ConnectionRefused);
+        assert_eq!(db_error_kind(&sqlx::Error::Io(refused)), "connection");
+        assert_eq!(db_error_kind(&sqlx::Error::RowNotFound), "other");
     }
 
     #[test]

@@ -210,6 +210,11 @@ impl Clients {
         self.lock().total
     }
 
+    /// The most connections the server holds.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
     fn take(self: &Arc<Self>, total: bool, address: Option<IpAddr>) -> Result<ConnectionSlot, Refusal> {
         let mut counts = self.lock();
         if total && counts.total >= self.capacity {

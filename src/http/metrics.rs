@@ -45,6 +45,7 @@ pub async fn metrics(
         .into_response();
     }
     crate::metrics::record_pool(state.store.pool());
+    crate::metrics::record_connections(state.clients.open(), state.clients.capacity());
     let body = handle.render();
     ([(header::CONTENT_TYPE, HeaderValue::from_static(TEXT_FORMAT))], body).into_response()
 }

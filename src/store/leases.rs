@@ -113,8 +113,11 @@ impl Store {
     /// it has none (adopting a game in play whose node died).
     pub async fn acquire_lease(&self, id: &str, node: i32, orphans_only: bool) -> Result<Acquired, StoreError> {
         let _timer = crate::metrics::DbWrite::start("acquire_lease");
-        let epoch: Option<i64> = sqlx::query_scalar(
-            "INSERT INTO table_leases AS l (table_id, node, epoch)
+        // `before` is the lease as this statement's snapshot saw it: a holder other than
+        // this node that it replaced was dead, so the table was taken over.
+        let acquired: Option<(i64, Option<i32>)> = sqlx::query_as(
+            "WITH before AS (SELECT node FROM table_leases WHERE table_id = $1)
+             INSERT INTO table_leases AS l (table_id, node, epoch)
              SELECT t.id, $2, 1 FROM tables t WHERE t.id = $1 AND spelbord_node_alive($2)
              ON CONFLICT (table_id) DO UPDATE
                 SET node = EXCLUDED.node, epoch = l.epoch + 1, acquired_at = now(), wanted_by = NULL
@@ -123,14 +126,17 @@ impl Store {
                          -- Waits for the old holder's batches in flight (migration 0010).
                          THEN l.node IS NULL OR spelbord_fence_node(l.node)
                          ELSE false END
-             RETURNING l.epoch",
+             RETURNING l.epoch, (SELECT node FROM before)",
         )
         .bind(id)
         .bind(node)
         .bind(orphans_only)
         .fetch_optional(self.pool())
         .await?;
-        if let Some(epoch) = epoch {
+        if let Some((epoch, before)) = acquired {
+            if before.is_some_and(|holder| holder != node) {
+                crate::metrics::lease_takeover();
+            }
             return Ok(Acquired::Held(Lease::new(id, node, epoch)));
         }
         let (exists, holder, holder_alive): (bool, Option<i32>, bool) = sqlx::query_as(
@@ -296,7 +302,7 @@ pub(super) fn lease_error(err: sqlx::Error, lease: Option<&Lease>) -> StoreError
         .is_some_and(|code| code == LEASE_LOST_STATE);
     match (lease, lost) {
         (Some(lease), true) => lease_lost(lease),
-        _ => StoreError::Database(err),
+        _ => StoreError::from(err),
     }
 }
 

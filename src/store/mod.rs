@@ -57,8 +57,9 @@ pub struct PoolSizes {
 /// A storage failure. The message is for logs, not for players.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
+    /// Counted in the metrics when made from a `sqlx::Error` (`From`, below).
     #[error("database: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(#[source] sqlx::Error),
     #[error("migrations: {0}")]
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error(transparent)]
@@ -74,6 +75,14 @@ pub enum StoreError {
     /// Another node serves the table now: this node may store nothing more for it.
     #[error("another node has taken the table over")]
     LeaseLost,
+}
+
+impl From<sqlx::Error> for StoreError {
+    /// Every database error the store hands on is counted here, by kind.
+    fn from(err: sqlx::Error) -> StoreError {
+        crate::metrics::db_error(&err);
+        StoreError::Database(err)
+    }
 }
 
 /// The database handle shared by every table and route. Cheap to clone.

@@ -308,6 +308,15 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Settings)) -> TestApp {
     start_app(TestDb::create().await, configure).await
 }
 
+/// Starts the server on an existing database the test looks after itself (a restored
+/// copy, say): it is not dropped with the server (and its migrations, restored with it,
+/// are found done).
+pub async fn spawn_app_on(options: PgConnectOptions) -> TestApp {
+    let mut database = TestDb::placeholder();
+    database.options = options;
+    start_app(database, |_| {}).await
+}
+
 async fn start_app(database: TestDb, configure: impl FnOnce(&mut Settings)) -> TestApp {
     let store = Store::connect(database.options.clone(), PoolSizes { writes: 5, reads: 2 })
         .await

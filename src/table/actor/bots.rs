@@ -13,6 +13,10 @@
 //! Think time comes from [`crate::bots::budget`]: the strength's budget at an untimed
 //! table, less when the bot's own clock asks for it.
 //!
+//! Each answer is counted when it first comes back (`spelbord_bot_think_seconds`, and
+//! `spelbord_bot_searches_total` by whether it kept its deadline): the search threads do
+//! not know the server's metrics beyond their own gauges.
+//!
 //! Pace: in Bughouse a bot never moves sooner than a pace computed like a budget from
 //! `bots.bughouse_pace_ms` and its own clock (2 s on a fresh 3-minute clock, less as it
 //! runs down). Without it two bots on the other board would play hundreds of moves in the
@@ -52,6 +56,12 @@ pub(super) struct Thinking {
     redone: bool,
     /// Not before this instant may the answer be played (Bughouse's pace).
     not_before: Option<Instant>,
+    /// The time the search was given, until its answer is counted in the metrics (an
+    /// answer held for the pace comes back once more, and is not counted again).
+    budget: Option<Duration>,
+    /// On a clock the deadline stands while the search waits for a thread; untimed, the
+    /// budget counts from when a thread takes it up (as the search threads reckon it).
+    timed: bool,
 }
 
 /// The bot seats' state at a table.
@@ -148,6 +158,8 @@ impl TableActor {
         };
         let Ok(current) = self.playing() else { return };
         let context = self.search_context(seat, strength);
+        let budget = context.deadline.saturating_duration_since(std::time::Instant::now());
+        let timed = context.clocks.is_some();
         let game = current.game.clone();
         self.bot_seats.next_ticket += 1;
         let ticket = self.bot_seats.next_ticket;
@@ -157,6 +169,8 @@ impl TableActor {
                 stamp,
                 redone,
                 not_before,
+                budget: Some(budget),
+                timed,
             });
         }
         let search = Search {
@@ -214,6 +228,15 @@ impl TableActor {
         if thinking.ticket != answer.ticket {
             return; // An answer to a search the table has forgotten.
         }
+        if let Some(budget) = thinking.budget {
+            let spent = if thinking.timed {
+                answer.queued + answer.think
+            } else {
+                answer.think
+            };
+            let late = spent > budget + crate::metrics::BOT_DEADLINE_SLACK;
+            crate::metrics::bot_answered(self.settings.kind().id(), answer.think, late);
+        }
         let fresh = self.stamp() == Some(thinking.stamp);
         if let Some(at) = thinking.not_before.filter(|at| *at > Instant::now())
             && (fresh || thinking.redone)
@@ -222,6 +245,7 @@ impl TableActor {
             if let Some(slot) = self.bot_seats.thinking.get_mut(index) {
                 *slot = Some(Thinking {
                     redone: true,
+                    budget: None,
                     ..thinking
                 });
             }

@@ -1,6 +1,6 @@
 //! Bughouse over the table protocol: four players and a spectator on real WebSockets,
 //! moves on both boards, a capture travelling to the partner, a drop, a mate that ends
-//! the whole match, the team channel, and the default clock.
+//! the whole match, the team channel, the default clock, and a table's house rules.
 
 mod common;
 
@@ -140,4 +140,58 @@ async fn a_blockable_check_is_not_mate_and_everyone_must_agree_to_a_draw() {
         (over["result"]["outcome"].clone(), over["result"]["reason"].clone()),
         (json!("draw"), json!("draw_agreed"))
     );
+}
+
+/// Issue 35: a table's house rules travel in its settings, show in the snapshot, and the
+/// table refuses the drops they forbid with the rule, changing nothing.
+#[tokio::test]
+async fn a_table_s_house_rules_refuse_the_drops_they_forbid() {
+    let app = spawn_app().await;
+    // Board A: a smothered mate is one knight drop away (N@f7); board B as usual.
+    let start = json!({
+        "A": "6rk/6pp/8/8/8/8/8/4K3[NN] w - - 0 1",
+        "B": "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    });
+    let settings = json!({"seating": "chosen", "start_position": start, "drop_checks": "no_mate",
+                          "captured_promoted": "piece"});
+    let created = app
+        .create_table(json!({"game": "bughouse", "settings": settings}))
+        .await;
+    let created_settings = &created["table"]["settings"];
+    assert_eq!(created_settings["drop_checks"], "no_mate", "{created}");
+    assert_eq!(created_settings["captured_promoted"], "piece");
+    assert!(
+        created_settings.get("pawn_drops_on_seventh").is_none(),
+        "defaults are not written"
+    );
+    let table = created["id"].as_str().expect("an id").to_owned();
+    let mut players = Vec::new();
+    for (seat, role) in ["A-white", "A-black", "B-white", "B-black"].iter().enumerate() {
+        let mut player = app.client(&table).await;
+        player.hello().await;
+        player.send(json!({"type": "sit", "seat": seat, "name": role})).await;
+        player.until("seated").await;
+        players.push(player);
+    }
+    players[0].until("game_started").await;
+    players[0].send(json!({"type": "move", "move": {"uci": "N@f7"}})).await;
+    let refused = players[0].until("error").await;
+    assert_eq!(refused["rule"], "drop_gives_mate", "{refused}");
+    let legal = app.snapshot(&table).await;
+    assert_eq!(legal["moves"], json!([]), "nothing changed");
+    // A checking drop that does not mate is allowed.
+    players[0].send(json!({"type": "move", "move": {"uci": "N@g6"}})).await;
+    let moved = players[1].until("moved").await;
+    assert_eq!(moved["move"]["uci"], "N@g6", "{moved}");
+    assert_eq!(moved["state"]["A"]["check"], true);
+    // Invalid values are refused at creation, naming the field.
+    let response = reqwest::Client::new()
+        .post(app.http("/api/tables"))
+        .json(&json!({"game": "bughouse", "settings": {"drop_checks": "sometimes"}}))
+        .send()
+        .await
+        .expect("POST");
+    assert_eq!(response.status(), 400);
+    let body: Value = response.json().await.expect("JSON");
+    assert_eq!(body["error"]["field"], "settings.drop_checks", "{body}");
 }

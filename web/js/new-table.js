@@ -103,6 +103,11 @@ function requestBody() {
     Object.assign(settings, { board_size: Number(choice("board_size")), variant: choice("variant"), opening: choice("opening") });
   } else if (game === "lines-of-action") {
     settings.simultaneous = choice("simultaneous");
+  } else if (game === "bughouse") {
+    // Sent only where they differ from the rule page's, as the server stores them.
+    if (choice("pawn_drops_on_seventh") === "false") settings.pawn_drops_on_seventh = false;
+    if (choice("drop_checks") !== "allowed") settings.drop_checks = choice("drop_checks");
+    if (choice("captured_promoted") !== "pawn") settings.captured_promoted = choice("captured_promoted");
   }
   settings.seating = choice("seating");
   const kind = choice("tc");

@@ -748,7 +748,13 @@ export function bughouse(page) {
   return {
     name: t("common.game.bughouse"),
     wide: true,
-    settingsText: (s) => (s.start_position ? t("bughouse.settings.custom_start") : ""),
+    settingsText: (s) => [
+      s.start_position ? t("bughouse.settings.custom_start") : "",
+      s.pawn_drops_on_seventh === false ? t("bughouse.settings.no_seventh") : "",
+      s.drop_checks === "no_mate" ? t("bughouse.settings.no_drop_mate") : "",
+      s.drop_checks === "never" ? t("bughouse.settings.no_drop_check") : "",
+      s.captured_promoted === "piece" ? t("bughouse.settings.promoted_as_piece") : "",
+    ].filter(Boolean).join(" · "),
     statusText,
     resultText,
     seatGroups: () => [

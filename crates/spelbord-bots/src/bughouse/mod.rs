@@ -91,7 +91,7 @@ fn root_node(game: &Bughouse, seat: Seat) -> Option<Node> {
     if pos.turn() != colour_of(seat) {
         return None;
     }
-    Node::from_position(pos)
+    Node::from_position(pos).map(|node| node.with_rules(*game.house_rules()))
 }
 
 /// The search configuration of a strength.

@@ -12,8 +12,9 @@ use shakmaty::variant::Crazyhouse;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
     Bitboard, Board, ByColor, ByRole, CastlingMode, Chess, Color, EnPassantMode, FromSetup, Move, MoveList, Piece,
-    Position, PositionError, Role, Setup, Square, attacks,
+    Position, PositionError, Rank, Role, Setup, Square, attacks,
 };
+use spelbord_games::bughouse::{CapturedPromoted, DropChecks, HouseRules};
 
 /// A board's two pockets: pieces in hand per colour and role.
 pub type Pockets = ByColor<ByRole<u8>>;
@@ -39,6 +40,8 @@ pub struct Node {
     /// White's gain minus black's from the captures made since the root, as valued by
     /// the [`Travel`] table the moves were played with.
     sent: i32,
+    /// The table's drop rules: drops they refuse are no moves here either.
+    rules: HouseRules,
 }
 
 impl Node {
@@ -84,7 +87,14 @@ impl Node {
             promoted,
             hash,
             sent: 0,
+            rules: HouseRules::default(),
         })
+    }
+
+    /// The node under a table's house rules (the rule page's by default).
+    pub fn with_rules(mut self, rules: HouseRules) -> Node {
+        self.rules = rules;
+        self
     }
 
     pub fn board(&self) -> &Board {
@@ -139,17 +149,51 @@ impl Node {
                 continue;
             }
             let squares = if role == Role::Pawn {
-                targets & !Bitboard::BACKRANKS
+                let seventh = Bitboard::from_rank(self.turn().fold_wb(Rank::Seventh, Rank::Second));
+                let refused = if self.rules.pawn_drops_on_seventh {
+                    Bitboard::EMPTY
+                } else {
+                    seventh
+                };
+                targets & !Bitboard::BACKRANKS & !refused
             } else {
                 targets
             };
             for to in squares {
+                if self.rules.drop_checks != DropChecks::Allowed && self.refuses_checking_drop(role, to) {
+                    continue;
+                }
                 // A move list holds more than any board's moves and drops together; a
                 // full list would only lose the last drops.
                 let _ = moves.try_push(Move::Put { role, to });
             }
         }
         moves
+    }
+
+    /// Whether the house rules refuse dropping `role` on `to` for the check or mate it
+    /// gives (as the rules crate judges it: the mated side's replies under the other rules,
+    /// every checking drop allowed to it).
+    fn refuses_checking_drop(&self, role: Role, to: Square) -> bool {
+        let us = self.turn();
+        let occupied = self.board().occupied().with(to);
+        if !attacks::attacks(to, role.of(us), occupied).contains(self.their_king()) {
+            return false;
+        }
+        match self.rules.drop_checks {
+            DropChecks::Allowed => false,
+            DropChecks::Never => true,
+            DropChecks::NoMate => {
+                let replies = HouseRules {
+                    drop_checks: DropChecks::Allowed,
+                    ..self.rules
+                };
+                let mut probe = self.clone().with_rules(replies);
+                probe.sent = 0;
+                let none = Travel::default();
+                probe.play(Move::Put { role, to }, &none).is_bughouse_mate()
+            }
+        }
     }
 
     /// The squares a drop may go to: any empty square, only the blocking squares in a
@@ -190,11 +234,13 @@ impl Node {
                 capture: Some(capture),
                 to,
                 ..
-            } => Some(if self.promoted.contains(to) {
-                Role::Pawn
-            } else {
-                capture
-            }),
+            } => Some(
+                if self.promoted.contains(to) && self.rules.captured_promoted == CapturedPromoted::Pawn {
+                    Role::Pawn
+                } else {
+                    capture
+                },
+            ),
             Move::EnPassant { .. } => Some(Role::Pawn),
             _ => None,
         }
@@ -325,6 +371,60 @@ mod tests {
 
     fn no_travel() -> Travel {
         ByColor::new_with(|_| ByRole::new_with(|_| 0))
+    }
+
+    #[test]
+    fn under_house_rules_the_search_has_the_moves_the_rules_allow() {
+        use std::collections::BTreeSet;
+        let fens = [
+            "4k3/8/8/8/8/8/8/4K3[QRBNPqrbnp] w - - 0 1",
+            "4k3/8/8/8/8/8/8/4K3[QRBNPqrbnp] b - - 0 1",
+            "6rk/6pp/8/8/8/8/8/4K3[NNPP] w - - 0 1",
+            "r1bqk2r/pppp1ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R[NPbp] w KQkq - 4 5",
+        ];
+        let rule_sets = [
+            HouseRules::default(),
+            HouseRules {
+                pawn_drops_on_seventh: false,
+                ..HouseRules::default()
+            },
+            HouseRules {
+                drop_checks: DropChecks::Never,
+                ..HouseRules::default()
+            },
+            HouseRules {
+                drop_checks: DropChecks::NoMate,
+                pawn_drops_on_seventh: false,
+                ..HouseRules::default()
+            },
+        ];
+        for fen in fens {
+            let pos = parse_board(fen).expect("test FEN");
+            for rules in rule_sets {
+                let uci = |m: &Move| m.to_uci(CastlingMode::Standard).to_string();
+                let ours: BTreeSet<String> = node(fen).with_rules(rules).legal_moves().iter().map(uci).collect();
+                let theirs: BTreeSet<String> = rules.legal_moves(&pos).iter().map(uci).collect();
+                assert_eq!(ours, theirs, "{fen} {rules:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_captured_promoted_piece_is_valued_as_it_will_travel() {
+        let capture = Move::Normal {
+            role: Role::Rook,
+            from: Square::A1,
+            capture: Some(Role::Queen),
+            to: Square::A2,
+            promotion: None,
+        };
+        let promoted = node("4k3/8/8/8/8/4K3/Q~7/r7[] b - - 0 1");
+        assert_eq!(promoted.travelling_capture(capture), Some(Role::Pawn));
+        let as_piece = promoted.with_rules(HouseRules {
+            captured_promoted: spelbord_games::bughouse::CapturedPromoted::Piece,
+            ..HouseRules::default()
+        });
+        assert_eq!(as_piece.travelling_capture(capture), Some(Role::Queen));
     }
 
     #[test]

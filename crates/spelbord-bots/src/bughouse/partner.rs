@@ -38,6 +38,7 @@ pub fn drop_mates(game: &Bughouse, board: usize, side: Color, role: Role) -> boo
     let Some(node) = Node::with_side_and_extra(pos, side, role) else {
         return false;
     };
+    let node = node.with_rules(*game.house_rules());
     let king = node.their_king();
     let none = flat(0);
     node.legal_moves()

@@ -25,7 +25,9 @@
 //!   captures a pawn like any capture. Pockets may hold more than crazyhouse material.
 //! - **Drops.** Any empty square, pawns never on rank 1 or 8, never leaving the own king in
 //!   check (shakmaty's crazyhouse drop generation, given our pockets). A dropped pawn on its
-//!   second rank may double-step.
+//!   second rank may double-step. A table's house rules ([`HouseRules`], `house_rules.rs`)
+//!   may forbid pawn drops on the seventh rank, checking drops or drop mates, and may pass a
+//!   captured promoted piece on as itself.
 //! - **Mate** ([`is_bughouse_mate`]), evaluated on the board where the move was made: the
 //!   side to move is in check, has no legal move or drop, and the check is not blockable: it
 //!   is a double check, or a single check with no square strictly between checker and king
@@ -76,17 +78,20 @@
 //!   has no moves).
 //!
 //! Layout: this file holds the seats, the positions (on shakmaty's crazyhouse), the settings
-//! and the game with its rules; `notation.rs` the move on the wire (UCI); `view.rs` the
+//! and the game with its rules; `house_rules.rs` the drop rules a table may choose;
+//! `notation.rs` the move on the wire (UCI); `view.rs` the
 //! public view; `perft.rs` the move counts; the tests are in `tests.rs`.
 
+mod house_rules;
 mod notation;
 mod perft;
 #[cfg(test)]
 mod tests;
 mod view;
 
+pub use house_rules::{CapturedPromoted, DropChecks, HouseRules, Refusal};
 pub use notation::BughouseMove;
-pub use perft::perft;
+pub use perft::{perft, perft_with_rules};
 pub use view::{BoardView, BughouseView, PocketsView};
 use view::{fen_of, pocket_letters};
 
@@ -215,8 +220,13 @@ fn play_on(pos: &Crazyhouse, m: Move) -> Result<(Crazyhouse, Option<Role>), Stri
 /// no square strictly between a single checker and the king where a dropped piece could
 /// block.
 pub fn is_bughouse_mate(pos: &Crazyhouse) -> bool {
+    is_bughouse_mate_with(pos, &HouseRules::default())
+}
+
+/// [`is_bughouse_mate`] under a table's house rules (a drop they refuse is no way out).
+pub fn is_bughouse_mate_with(pos: &Crazyhouse, rules: &HouseRules) -> bool {
     let checkers = pos.checkers();
-    if checkers.is_empty() || !pos.legal_moves().is_empty() {
+    if checkers.is_empty() || !rules.legal_moves(pos).is_empty() {
         return false;
     }
     match (checkers.single_square(), pos.board().king_of(pos.turn())) {
@@ -226,8 +236,8 @@ pub fn is_bughouse_mate(pos: &Crazyhouse) -> bool {
 }
 
 /// Whether the side to move has no legal move or drop (it waits).
-fn is_stuck(pos: &Crazyhouse) -> bool {
-    pos.legal_moves().is_empty()
+fn is_stuck(pos: &Crazyhouse, rules: &HouseRules) -> bool {
+    rules.legal_moves(pos).is_empty()
 }
 
 /// Whether the normal move `from`-`to` is one the piece could make (ignoring its own king's
@@ -330,14 +340,18 @@ impl Serialize for StartPosition {
     }
 }
 
-/// A Bughouse table's settings: `{}` or
-/// `{"start_position": {"A": "<FEN with [pocket]>", "B": "<FEN>"}}`.
+/// A Bughouse table's settings: `{}`, or
+/// `{"start_position": {"A": "<FEN with [pocket]>", "B": "<FEN>"}}` and the house rules
+/// ([`HouseRules`]: `pawn_drops_on_seventh`, `drop_checks`, `captured_promoted`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct BughouseSettings {
     /// Both boards' start; the standard chess start with empty pockets when absent.
     /// Serialised only when set, in canonical FEN.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub start_position: Option<StartPosition>,
+    /// The drop rules; each serialised only when it differs from the default.
+    #[serde(flatten)]
+    pub house: HouseRules,
 }
 
 const START_FIELD: &str = "settings.start_position";
@@ -382,7 +396,7 @@ fn read_start_position(value: Value) -> Result<StartPosition, SettingError> {
             format!("has {pieces} pieces on the boards and in the pockets; at most {MAX_PIECES} (two chess sets)"),
         ));
     }
-    if is_stuck(&a) && is_stuck(&b) {
+    if is_stuck(&a, &HouseRules::default()) && is_stuck(&b, &HouseRules::default()) {
         return Err(SettingError::new(
             START_FIELD,
             "neither player to move can move on either board: the game would be drawn at once",
@@ -427,16 +441,30 @@ pub struct Bughouse {
     boards: Box<[BoardState; 2]>,
     total_moves: u32,
     outcome: Option<Outcome>,
+    /// The table's drop rules.
+    rules: HouseRules,
 }
 
 impl Bughouse {
-    /// A game from the given board positions (A, B).
+    /// A game from the given board positions (A, B), under the rule page's drop rules.
     pub fn from_positions(a: Crazyhouse, b: Crazyhouse) -> Bughouse {
         Bughouse {
             boards: Box::new([BoardState::new(a), BoardState::new(b)]),
             total_moves: 0,
             outcome: None,
+            rules: HouseRules::default(),
         }
+    }
+
+    /// The game under a table's house rules.
+    pub fn with_rules(mut self, rules: HouseRules) -> Bughouse {
+        self.rules = rules;
+        self
+    }
+
+    /// The table's drop rules.
+    pub fn house_rules(&self) -> &HouseRules {
+        &self.rules
     }
 
     /// The position on board `board` (0 = A, 1 = B).
@@ -493,12 +521,19 @@ impl Bughouse {
                         format!("{uci} on board {name}: {to} is not empty"),
                     ));
                 }
-                uci.to_move(pos).map_err(|_| {
+                let m = uci.to_move(pos).map_err(|_| {
                     RuleError::new(
                         "king_in_check",
                         format!("{uci} on board {name} leaves the {} king in check", colour_name(colour)),
                     )
-                })
+                })?;
+                match self.rules.refusal(pos, m) {
+                    Some(refusal) => Err(RuleError::new(
+                        refusal.code,
+                        format!("{uci} on board {name}: {}", refusal.reason),
+                    )),
+                    None => Ok(m),
+                }
             }
             UciMove::Normal { from, to, promotion } => uci.to_move(pos).map_err(|_| {
                 if exposes_king(pos, from, to, promotion) {
@@ -515,14 +550,14 @@ impl Bughouse {
 
     /// The outcome after a move on `board` by `seat`, if the match ends.
     fn evaluate(&self, board: usize, seat: Seat) -> Option<Outcome> {
-        if is_bughouse_mate(&self.boards[board].pos) {
+        if is_bughouse_mate_with(&self.boards[board].pos, &self.rules) {
             let team = Bughouse::team_of(seat);
             let winners = (0..4).filter(|&s| Bughouse::team_of(s) == team).collect();
             let mut outcome = Outcome::win(winners, EndReason::Checkmate);
             outcome.detail = json!({"board": BOARD_NAMES[board], "mated": self.to_move_on(board)});
             return Some(outcome);
         }
-        if self.boards.iter().all(|state| is_stuck(&state.pos)) {
+        if self.boards.iter().all(|state| is_stuck(&state.pos, &self.rules)) {
             let mut outcome = Outcome::draw(EndReason::NoPlayerCanMove);
             outcome.detail = json!({"waiting": [self.to_move_on(0), self.to_move_on(1)]});
             return Some(outcome);
@@ -562,7 +597,7 @@ impl Bughouse {
             },
             last_move: state.last_move.map(|uci| uci.to_string()),
             check: pos.is_check(),
-            waiting: running && is_stuck(pos),
+            waiting: running && is_stuck(pos, &self.rules),
             move_count: state.moves,
         }
     }
@@ -588,7 +623,8 @@ impl Rules for Bughouse {
             .take::<Value>("start_position")?
             .map(read_start_position)
             .transpose()?;
-        Ok(BughouseSettings { start_position })
+        let house = HouseRules::read(reader)?;
+        Ok(BughouseSettings { start_position, house })
     }
 
     fn seat_roles(_settings: &BughouseSettings) -> &'static [&'static str] {
@@ -604,13 +640,14 @@ impl Rules for Bughouse {
     }
 
     fn new(settings: &BughouseSettings) -> Bughouse {
-        match &settings.start_position {
+        let game = match &settings.start_position {
             Some(start) => {
                 let [a, b] = (*start.boards).clone();
                 Bughouse::from_positions(a, b)
             }
             None => Bughouse::from_positions(Crazyhouse::default(), Crazyhouse::default()),
-        }
+        };
+        game.with_rules(settings.house)
     }
 
     fn active_seats(&self) -> SeatSet {
@@ -644,6 +681,18 @@ impl Rules for Bughouse {
             ));
         }
         let m = self.check_move(board, mv.uci)?;
+        // What a promoted piece would travel as, read before the capture removes it.
+        let travels_as = match m {
+            Move::Normal {
+                to,
+                capture: Some(role),
+                ..
+            } => {
+                let promoted = self.boards[board].pos.promoted().contains(to);
+                Some(self.rules.travels_as(role, promoted))
+            }
+            _ => None,
+        };
         let unrepresentable = |_| {
             RuleError::new(
                 "illegal_move",
@@ -651,6 +700,7 @@ impl Rules for Bughouse {
             )
         };
         let (pos, captured) = play_on(&self.boards[board].pos, m).map_err(unrepresentable)?;
+        let captured = captured.map(|role| travels_as.unwrap_or(role));
         let other = 1 - board;
         let other_pos = match captured {
             Some(role) => Some(
@@ -686,7 +736,7 @@ impl Rules for Bughouse {
         let san = if san.starts_with('@') { format!("P{san}") } else { san };
         let mut after = pos.clone();
         after.play_unchecked(m);
-        if is_bughouse_mate(&after) {
+        if is_bughouse_mate_with(&after, &self.rules) {
             format!("{san}#")
         } else if after.is_check() {
             format!("{san}+")
@@ -734,7 +784,8 @@ impl Rules for Bughouse {
         if pos.turn() != colour_of(seat) {
             return Vec::new();
         }
-        pos.legal_moves()
+        self.rules
+            .legal_moves(pos)
             .iter()
             .map(|m| BughouseMove {
                 uci: m.to_uci(CastlingMode::Standard),

@@ -865,3 +865,173 @@ proptest! {
         }
     }
 }
+
+// ---------------------------------------------------------------- house rules
+
+fn house(value: Value) -> HouseRules {
+    read(value).unwrap_or_else(|err| panic!("house rules: {err:?}")).house
+}
+
+fn with_house(a: &str, b: &str, rules: HouseRules) -> Bughouse {
+    game(a, b).with_rules(rules)
+}
+
+#[test]
+fn house_rules_read_back_identically_and_default_to_the_rule_page() {
+    let given = json!({"pawn_drops_on_seventh": false, "drop_checks": "no_mate", "captured_promoted": "piece"});
+    let settings = read(given.clone()).unwrap();
+    assert_eq!(
+        settings.house,
+        HouseRules {
+            pawn_drops_on_seventh: false,
+            drop_checks: DropChecks::NoMate,
+            captured_promoted: CapturedPromoted::Piece,
+        }
+    );
+    assert_eq!(serde_json::to_value(&settings).unwrap(), given);
+    // The defaults are not written, so that older tables read back the same.
+    let defaults = json!({"pawn_drops_on_seventh": true, "drop_checks": "allowed", "captured_promoted": "pawn"});
+    assert_eq!(serde_json::to_value(read(defaults).unwrap()).unwrap(), json!({}));
+    assert_eq!(house(json!({"drop_checks": "never"})).drop_checks, DropChecks::Never);
+    for (value, field) in [
+        (json!({"pawn_drops_on_seventh": "no"}), "settings.pawn_drops_on_seventh"),
+        (json!({"drop_checks": "sometimes"}), "settings.drop_checks"),
+        (json!({"drop_checks": 1}), "settings.drop_checks"),
+        (json!({"captured_promoted": "queen"}), "settings.captured_promoted"),
+    ] {
+        assert_eq!(read(value.clone()).unwrap_err().field, field, "{value}");
+    }
+}
+
+#[test]
+fn a_pawn_drop_on_the_seventh_rank_is_refused_only_where_the_table_says_so() {
+    let fen_white = "4k3/8/8/8/8/8/8/4K3[P] w - - 0 1";
+    let fen_black = "4k3/8/8/8/8/8/8/4K3[p] b - - 0 1";
+    let mut allowed = game(fen_white, START);
+    play(&mut allowed, 0, "P@a7");
+    let no_seventh = house(json!({"pawn_drops_on_seventh": false}));
+    let mut g = with_house(fen_white, START, no_seventh);
+    assert_eq!(refuse(&mut g, 0, "P@a7"), "pawn_on_seventh_rank");
+    assert!(
+        !ucis(g.legal_moves(0)).iter().any(|m| m.ends_with('7')),
+        "no drop on rank 7 listed"
+    );
+    play(&mut g, 0, "P@a6");
+    // Black's seventh rank is rank 2.
+    let mut g = with_house(fen_black, START, no_seventh);
+    assert_eq!(refuse(&mut g, 1, "P@h2"), "pawn_on_seventh_rank");
+    play(&mut g, 1, "P@h3");
+    // Other pieces may still go there, and the back ranks stay closed to pawns.
+    let mut g = with_house("4k3/8/8/8/8/8/8/4K3[NP] w - - 0 1", START, no_seventh);
+    assert_eq!(refuse(&mut g, 0, "P@a8"), "pawn_on_back_rank");
+    play(&mut g, 0, "N@a7");
+}
+
+/// Black: king h8, rook g8, pawns g7 h7. A knight dropped on f7 mates (smothered); one
+/// dropped on g6 checks, and h7 takes it.
+const SMOTHER: &str = "6rk/6pp/8/8/8/8/8/4K3[NN] w - - 0 1";
+
+#[test]
+fn checking_drops_and_drop_mates_follow_the_table_s_rule() {
+    let mut g = game(SMOTHER, START);
+    play(&mut g, 0, "N@f7");
+    assert_eq!(g.outcome().map(|o| o.reason), Some(EndReason::Checkmate));
+
+    let mut g = with_house(SMOTHER, START, house(json!({"drop_checks": "no_mate"})));
+    assert_eq!(refuse(&mut g, 0, "N@f7"), "drop_gives_mate");
+    let listed = ucis(g.legal_moves(0));
+    assert!(!listed.contains("N@f7") && listed.contains("N@g6"), "{listed:?}");
+    play(&mut g, 0, "N@g6");
+    assert!(g.view().a.check && g.outcome().is_none());
+
+    let mut g = with_house(SMOTHER, START, house(json!({"drop_checks": "never"})));
+    assert_eq!(refuse(&mut g, 0, "N@f7"), "drop_gives_check");
+    assert_eq!(refuse(&mut g, 0, "N@g6"), "drop_gives_check");
+    play(&mut g, 0, "N@a3");
+    // A piece move may still check: only drops are restricted.
+    let mut g = with_house(
+        "6rk/6pp/8/8/8/8/8/R3K3[] w - - 0 1",
+        START,
+        house(json!({"drop_checks": "never"})),
+    );
+    play(&mut g, 0, "a1a8");
+}
+
+#[test]
+fn a_captured_promoted_piece_travels_as_a_pawn_or_as_itself() {
+    // Board A: black's rook takes white's promoted queen on a2.
+    let a = "4k3/8/8/8/8/4K3/Q~7/r7[] b - - 0 1";
+    let mut g = game(a, START);
+    play(&mut g, 1, "a1a2");
+    assert_eq!(g.view().b.pockets.white, "P");
+    let mut g = with_house(a, START, house(json!({"captured_promoted": "piece"})));
+    play(&mut g, 1, "a1a2");
+    assert_eq!(g.view().b.pockets.white, "Q");
+    // A piece that never promoted travels as itself under both rules.
+    let mut g = with_house("4k3/8/8/8/8/4K3/Q7/r7[] b - - 0 1", START, HouseRules::default());
+    play(&mut g, 1, "a1a2");
+    assert_eq!(g.view().b.pockets.white, "Q");
+}
+
+/// The drops the house rules keep, counted independently of `HouseRules::legal_moves`.
+fn count_allowed(pos: &Crazyhouse, no_seventh: bool, checks: DropChecks) -> usize {
+    pos.legal_moves()
+        .into_iter()
+        .filter(|m| match *m {
+            Move::Put { role, to } => {
+                let seventh = to.rank() == pos.turn().fold_wb(Rank::Seventh, Rank::Second);
+                if no_seventh && role == Role::Pawn && seventh {
+                    return false;
+                }
+                let mut after = pos.clone();
+                after.play_unchecked(*m);
+                match checks {
+                    DropChecks::Allowed => true,
+                    DropChecks::Never => !after.is_check(),
+                    DropChecks::NoMate => !is_bughouse_mate(&after),
+                }
+            }
+            _ => true,
+        })
+        .count()
+}
+
+#[test]
+fn perft_under_house_rules_counts_only_the_drops_they_keep() {
+    let full = "4k3/8/8/8/8/8/8/4K3[QRBNPqrbnp] w - - 0 1";
+    let rules =
+        |no_seventh: bool, checks: &str| house(json!({"pawn_drops_on_seventh": !no_seventh, "drop_checks": checks}));
+    for fen in [full, SMOTHER, POCKET_FENS[2], POCKET_FENS[5]] {
+        let pos = board(fen);
+        for (no_seventh, checks, kind) in [
+            (true, "allowed", DropChecks::Allowed),
+            (false, "never", DropChecks::Never),
+            (false, "no_mate", DropChecks::NoMate),
+            (true, "never", DropChecks::Never),
+        ] {
+            let rules = rules(no_seventh, checks);
+            assert_eq!(
+                perft_with_rules(fen, 1, &rules),
+                Ok(count_allowed(&pos, no_seventh, kind) as u64),
+                "{fen} {rules:?}"
+            );
+        }
+    }
+    // Reference counts (the rule page's, then each house rule alone), computed by this
+    // code and checked at depth 1 above: a change of the move generation shows here.
+    assert_eq!(perft(full, 2), Ok(75_840));
+    assert_eq!(perft_with_rules(full, 2, &rules(true, "allowed")), Ok(72_107));
+    assert_eq!(perft_with_rules(full, 2, &rules(false, "never")), Ok(64_054));
+    // Lone kings cannot be drop-mated in two plies: no_mate changes nothing there.
+    assert_eq!(perft_with_rules(full, 2, &rules(false, "no_mate")), Ok(75_840));
+    // The smothered mate N@f7 is the one drop no_mate takes away.
+    assert_eq!(perft(SMOTHER, 1), Ok(64));
+    assert_eq!(perft_with_rules(SMOTHER, 1, &rules(false, "no_mate")), Ok(63));
+    assert_eq!(perft(SMOTHER, 3), Ok(37_690));
+    assert_eq!(perft_with_rules(SMOTHER, 3, &rules(false, "no_mate")), Ok(37_657));
+    assert_eq!(
+        perft(START, 3),
+        perft_with_rules(START, 3, &rules(true, "never")),
+        "no pockets, no change"
+    );
+}

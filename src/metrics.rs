@@ -61,6 +61,10 @@ pub const RATE_LIMITED: &str = "spelbord_rate_limited_total";
 pub const LOBBY_CONNECTIONS: &str = "spelbord_lobby_connections";
 /// Lobby seeks and accepts, by outcome: `paired`, `waiting`, `refused` (counter).
 pub const LOBBY_SEEKS: &str = "spelbord_lobby_seeks_total";
+/// Rows deleted by the retention job, by `kind` (counter).
+pub const RETENTION_DELETED: &str = "spelbord_retention_deleted_total";
+/// Rounds of the retention job, by `outcome`: `done`, `skipped`, `failed` (counter).
+pub const RETENTION_RUNS: &str = "spelbord_retention_runs_total";
 
 /// Histogram buckets for every `*_seconds` metric: from half a millisecond (a move on an
 /// idle server) to ten seconds (the database's statement timeout).
@@ -156,6 +160,14 @@ fn describe() {
     describe_counter!(
         RATE_LIMITED,
         "Requests or messages refused by a rate limit or a cap, by limit."
+    );
+    describe_counter!(
+        RETENTION_DELETED,
+        "Rows deleted by the retention job, by kind (chat, unstarted_table, finished_table, game, move)."
+    );
+    describe_counter!(
+        RETENTION_RUNS,
+        "Rounds of the retention job, by outcome (done; skipped: another node was running one; failed)."
     );
 }
 
@@ -300,6 +312,19 @@ pub fn record_pool(pool: &sqlx::PgPool) {
     gauge!(DB_POOL_CONNECTIONS, "state" => "idle").set(idle);
     gauge!(DB_POOL_CONNECTIONS, "state" => "in_use").set((size - idle).max(0.0));
     gauge!(DB_POOL_MAX).set(f64::from(pool.options().get_max_connections()));
+}
+
+/// The retention job deleted `rows` rows of `kind` (`chat`, `unstarted_table`,
+/// `finished_table`, `game`, `move`).
+pub fn retention_deleted(kind: &'static str, rows: u64) {
+    if rows > 0 {
+        counter!(RETENTION_DELETED, "kind" => kind).increment(rows);
+    }
+}
+
+/// A round of the retention job ended with `outcome` (`done`, `skipped`, `failed`).
+pub fn retention_run(outcome: &'static str) {
+    counter!(RETENTION_RUNS, "outcome" => outcome).increment(1);
 }
 
 /// Which limit refused something.

@@ -85,6 +85,7 @@ impl App {
         let lobby = crate::lobby::Lobby::new(store.clone(), membership.id, tokens, &settings);
         crate::lobby::view::spawn(lobby.clone(), shutdown.clone());
         crate::lobby::publisher::spawn(store.clone(), membership.id, listing_updates, shutdown.clone());
+        crate::store::retention::spawn(store.clone(), settings.retention.clone(), shutdown.clone());
         let tables = Tables::new(store.clone(), services, shutdown.clone(), tracker.clone(), role);
         match tables.adopt_orphans().await {
             Ok(0) => {}

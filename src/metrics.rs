@@ -84,6 +84,10 @@ const DB_ERROR_KINDS: [&str; 4] = ["connection", "pool_timeout", "statement", "o
 /// How far past its deadline a bot's answer may come and still count as in time: the
 /// engines check the clock between steps of their search, and the answer travels back.
 pub const BOT_DEADLINE_SLACK: Duration = Duration::from_millis(50);
+/// Rows deleted by the retention job, by `kind` (counter).
+pub const RETENTION_DELETED: &str = "spelbord_retention_deleted_total";
+/// Rounds of the retention job, by `outcome`: `done`, `skipped`, `failed` (counter).
+pub const RETENTION_RUNS: &str = "spelbord_retention_runs_total";
 
 /// Histogram buckets for every `*_seconds` metric: from half a millisecond (a move on an
 /// idle server) to ten seconds (the database's statement timeout).
@@ -216,6 +220,14 @@ fn describe() {
     describe_gauge!(
         CONNECTIONS_MAX,
         "The most connections the server holds: its file-descriptor limit less a reserve."
+    );
+    describe_counter!(
+        RETENTION_DELETED,
+        "Rows deleted by the retention job, by kind (chat, unstarted_table, finished_table, game, move)."
+    );
+    describe_counter!(
+        RETENTION_RUNS,
+        "Rounds of the retention job, by outcome (done; skipped: another node was running one; failed)."
     );
 }
 
@@ -412,6 +424,19 @@ pub fn bot_answered(game: &'static str, think: Duration, late: bool) {
     histogram!(BOT_THINK_SECONDS, "game" => game).record(think);
     let deadline = if late { "missed" } else { "met" };
     counter!(BOT_SEARCHES, "deadline" => deadline).increment(1);
+}
+
+/// The retention job deleted `rows` rows of `kind` (`chat`, `unstarted_table`,
+/// `finished_table`, `game`, `move`).
+pub fn retention_deleted(kind: &'static str, rows: u64) {
+    if rows > 0 {
+        counter!(RETENTION_DELETED, "kind" => kind).increment(rows);
+    }
+}
+
+/// A round of the retention job ended with `outcome` (`done`, `skipped`, `failed`).
+pub fn retention_run(outcome: &'static str) {
+    counter!(RETENTION_RUNS, "outcome" => outcome).increment(1);
 }
 
 /// Which limit refused something.

@@ -22,6 +22,7 @@ pub struct Settings {
     pub bots: BotSettings,
     pub cluster: ClusterSettings,
     pub lobby: LobbySettings,
+    pub retention: RetentionSettings,
     pub metrics: MetricsSettings,
     pub log: LogSettings,
 }
@@ -154,6 +155,33 @@ impl ClusterSettings {
     }
 }
 
+/// What is deleted, and when (see docs/operations.md, "Data retention"). A number of days
+/// of 0 keeps that kind of data for good.
+#[derive(Debug, Clone, Deserialize)]
+pub struct RetentionSettings {
+    /// Run the retention job on this node (one node at a time runs a round).
+    pub enabled: bool,
+    /// Chat lines older than this many days are deleted.
+    pub chat_days: u32,
+    /// Tables where no game ever started and nobody came for this many days are deleted.
+    pub unstarted_table_days: u32,
+    /// Tables whose games are all finished and none rated, with no series in play and
+    /// nobody there for this many days, are deleted whole (moves, results, chat).
+    pub finished_casual_table_days: u32,
+    /// Seconds between two rounds of the job.
+    pub interval_seconds: u64,
+    /// The most rows one statement deletes (chat lines, moves); the sweep reads this many
+    /// tables a page and deletes at most a tenth as many tables a transaction.
+    pub batch_rows: u32,
+}
+
+impl RetentionSettings {
+    /// The time between two rounds, at least a second.
+    pub fn interval(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.interval_seconds.max(1))
+    }
+}
+
 /// Who may read `GET /metrics` (see docs/operations.md, "Metrics").
 #[derive(Debug, Clone, Deserialize)]
 pub struct MetricsSettings {
@@ -261,6 +289,12 @@ mod tests {
         assert!(settings.database.url.is_empty());
         assert!(settings.limits.max_message_bytes >= 1024);
         assert_eq!(settings.bots.budgets(), crate::bots::Budgets::default());
+        assert!(settings.retention.enabled);
+        assert_eq!(settings.retention.chat_days, 30);
+        assert_eq!(settings.retention.unstarted_table_days, 7);
+        assert_eq!(settings.retention.finished_casual_table_days, 180);
+        assert_eq!(settings.retention.interval(), std::time::Duration::from_secs(600));
+        assert_eq!(settings.retention.batch_rows, 500);
     }
 
     /// The defaults with `toml` layered over them, as a file or environment would be.

@@ -12,6 +12,8 @@
 //! - [`stats`]: won-game statistics per game, counted in SQL.
 //! - [`lobby`]: the lobby's seeks, pairing (with the table it makes) and listed tables.
 //! - [`leases`]: nodes, and which node serves each table (with the fence every write checks).
+//! - [`retention`]: what is deleted after how long, and the job that deletes it in small
+//!   batches, one node at a time.
 //!
 //! Every write the table actor depends on is awaited before the actor tells anyone about
 //! the change it records, so an acknowledged move is a stored move.
@@ -23,6 +25,7 @@ pub mod lobby;
 pub mod local_pg;
 pub mod ratings;
 pub mod records;
+pub mod retention;
 pub mod series;
 pub mod stats;
 pub mod tables;

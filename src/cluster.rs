@@ -2,7 +2,8 @@
 //! that renews the node's membership every third of the lease, hands over the tables
 //! other nodes ask for (told at once by `NOTIFY`, checked again on every renewal), stops
 //! the tables whose lease another node took, and adopts the games in play whose node died
-//! or that a draining node offers.
+//! or that a draining node offers. On the same `LISTEN` connection it hears of chat mutes
+//! (`store::moderation`) and has this node's tables tell the player's connections.
 //!
 //! A single server is a cluster of one and runs the same task.
 
@@ -12,9 +13,12 @@ use sqlx::postgres::{PgListener, PgNotification};
 use tokio::task::JoinHandle;
 use tokio_util::sync::CancellationToken;
 
+use crate::identity::PlayerKey;
 use crate::store::Store;
 use crate::store::leases::{ADOPT_PREFIX, HANDOFF_CHANNEL, Membership};
+use crate::store::moderation::{MODERATION_CHANNEL, MuteNotice};
 use crate::table::Tables;
+use crate::table::msg::Moderation;
 
 /// Starts the node's task; it returns the membership when the server shuts down, to be
 /// given up once every table has stopped ([`Membership::leave`]).
@@ -43,6 +47,11 @@ async fn run(
             biased;
             _ = shutdown.cancelled() => break,
             notice = next_notice(&mut listener) => match notice {
+                Ok(notice) if notice.channel() == MODERATION_CHANNEL => {
+                    if let Some(news) = mute_news(&notice) {
+                        tables.tell_all(&news);
+                    }
+                }
                 Ok(notice) => match read_notice(&notice, membership.id) {
                     Some(Notice::HandOver(table)) => tables.hand_over(table).await,
                     Some(Notice::Offered(table)) if tables.adopt_offered(table).await => {
@@ -100,7 +109,7 @@ async fn renew(membership: &mut Membership, tables: &Tables, store: &Store) {
 async fn listen(store: &Store) -> Option<PgListener> {
     let listening = async {
         let mut listener = PgListener::connect_with(store.pool()).await?;
-        listener.listen(HANDOFF_CHANNEL).await?;
+        listener.listen_all([HANDOFF_CHANNEL, MODERATION_CHANNEL]).await?;
         Ok::<_, sqlx::Error>(listener)
     };
     match listening.await {
@@ -118,6 +127,17 @@ async fn next_notice(listener: &mut Option<PgListener>) -> Result<PgNotification
         Some(listener) => listener.recv().await,
         None => std::future::pending().await,
     }
+}
+
+/// A mute or unmute announced on [`MODERATION_CHANNEL`], as the tables are told it.
+fn mute_news(notice: &PgNotification) -> Option<Moderation> {
+    let notice: MuteNotice = serde_json::from_str(notice.payload()).ok()?;
+    Some(Moderation::Muted {
+        key: PlayerKey::from_hex(&notice.player_key)?,
+        muted: notice.muted,
+        reason: notice.reason,
+        until: notice.until,
+    })
 }
 
 /// What a notice on the handoff channel asks of this node.

@@ -168,6 +168,30 @@ impl PlayerKey {
     pub fn from_bytes(bytes: &[u8]) -> Option<PlayerKey> {
         bytes.try_into().ok().map(PlayerKey)
     }
+
+    /// The key as 64 lowercase hexadecimal digits (how the admin API names players).
+    pub fn to_hex(&self) -> String {
+        hex_of(&self.0)
+    }
+
+    /// A key from 64 hexadecimal digits (either case); `None` for anything else.
+    pub fn from_hex(text: &str) -> Option<PlayerKey> {
+        // Digits only: `from_str_radix` alone would take a sign.
+        if text.len() != 64 || !text.bytes().all(|byte| byte.is_ascii_hexdigit()) {
+            return None;
+        }
+        let mut key = [0u8; 32];
+        for (byte, pair) in key.iter_mut().zip(text.as_bytes().chunks(2)) {
+            let pair = std::str::from_utf8(pair).ok()?;
+            *byte = u8::from_str_radix(pair, 16).ok()?;
+        }
+        Some(PlayerKey(key))
+    }
+}
+
+/// Bytes as lowercase hexadecimal digits.
+pub fn hex_of(bytes: &[u8]) -> String {
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
 }
 
 impl fmt::Debug for PlayerKey {
@@ -183,6 +207,25 @@ impl fmt::Debug for PlayerKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_read_back_from_their_hex() {
+        let key = PlayerToken::generate().key();
+        let hex = key.to_hex();
+        assert_eq!(hex.len(), 64);
+        assert_eq!(PlayerKey::from_hex(&hex), Some(key));
+        assert_eq!(PlayerKey::from_hex(&hex.to_uppercase()), Some(key));
+        for bad in [
+            "",
+            "00",
+            &hex[..63],
+            &format!("{}zz", &hex[..62]),
+            &format!("+{}", &hex[1..]),
+        ] {
+            assert_eq!(PlayerKey::from_hex(bad), None, "{bad}");
+        }
+        assert_eq!(PlayerKey::from_hex(&"é".repeat(32)), None);
+    }
 
     #[test]
     fn table_ids_are_short_and_url_safe() {

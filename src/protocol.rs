@@ -66,6 +66,11 @@ pub enum ClientMsg {
     TeamChat {
         text: String,
     },
+    /// Reports a chat line (by its `id`) to the operators.
+    Report {
+        line: i64,
+        reason: Option<String>,
+    },
     /// Queues a move to be played the instant it is this seat's turn.
     Premove {
         seat: Option<Seat>,
@@ -142,6 +147,7 @@ pub const CLIENT_TYPES: &[&str] = &[
     "decline_draw",
     "chat",
     "team_chat",
+    "report",
     "premove",
     "cancel_premove",
     "add_bot",
@@ -381,6 +387,14 @@ pub enum ErrorCode {
     TooManySeeks,
     /// The lobby: both people come from one address, which the operator refuses.
     SameAddress,
+    /// An operator muted this player: their chat lines are refused (docs/operations.md,
+    /// "Moderation").
+    ChatMuted,
+    /// `report` of a line the table does not have for this player (unknown, too old, one's
+    /// own, or a team line of another team).
+    NoSuchLine,
+    /// `report` with a reason too long or with control characters.
+    BadReport,
 }
 
 /// A seat as everyone sees it.
@@ -448,6 +462,9 @@ pub struct RatingChangeView {
 /// what the `chat` and `team_chat` messages said, without their versions.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ChatView {
+    /// The line's id (what `report` names it by); lines are numbered in the order they
+    /// were said, across the server.
+    pub id: i64,
     /// The speaker's seat when they said it.
     pub seat: Seat,
     /// The speaker's name as shown then.
@@ -737,6 +754,8 @@ pub enum ServerMsg {
     },
     Chat {
         version: u64,
+        /// The line's id, for `report`.
+        id: i64,
         seat: Seat,
         name: String,
         text: String,
@@ -744,9 +763,40 @@ pub enum ServerMsg {
     /// To the sender's team only; carries the current version without raising it.
     TeamChat {
         version: u64,
+        id: i64,
         seat: Seat,
         name: String,
         text: String,
+    },
+    /// To the reporter only: their report of chat line `line` is stored (`again`: it had
+    /// been before, and nothing more was).
+    Reported {
+        version: u64,
+        line: i64,
+        again: bool,
+        #[serde(rename = "ref", skip_serializing_if = "Option::is_none")]
+        reference: Option<Value>,
+    },
+    /// To the player only: an operator muted them (their chat lines are refused with
+    /// `chat_muted`) until `until` (RFC 3339; `null`: until lifted).
+    Muted {
+        version: u64,
+        reason: String,
+        until: Option<String>,
+    },
+    /// To the player only: the mute is lifted.
+    Unmuted {
+        version: u64,
+    },
+    /// To the person only: an operator freed their seat.
+    Removed {
+        version: u64,
+        seat: Seat,
+    },
+    /// An operator closed the table: every socket closes next (code 4000) and the table is
+    /// not served again.
+    TableClosed {
+        version: u64,
     },
     /// To the player only: their premove is queued (replacing any earlier one).
     PremoveSet {

@@ -29,6 +29,23 @@ fn line(seat: u8, name: &str, text: &str) -> Value {
     json!({"seat": seat, "name": name, "text": text})
 }
 
+/// Chat lines without their ids (each line's `id` is checked to be a number), to compare
+/// with [`line`]s.
+fn said(lines: &Value) -> Value {
+    let lines = lines.as_array().expect("a list of lines");
+    Value::Array(
+        lines
+            .iter()
+            .map(|line| {
+                let mut line = line.clone();
+                let id = line.as_object_mut().expect("a line").remove("id");
+                assert!(id.is_some_and(|id| id.is_i64()), "every line has an id: {line}");
+                line
+            })
+            .collect(),
+    )
+}
+
 /// A Bughouse table (seats chosen) with all four seats taken, its players with their
 /// tokens, after everyone has seen the game start. Before seat 3 is taken, seat 0 says a
 /// team line that seat 3's player therefore never received.
@@ -76,17 +93,18 @@ async fn a_late_joiner_reads_the_earlier_chat() {
     let expected = json!([line(0, "X", "hello"), line(1, "O", "good luck")]);
     let (mut spectator, snapshot) = join(&app, &table).await;
     assert_eq!(
-        snapshot["table"]["chat"], expected,
+        said(&snapshot["table"]["chat"]),
+        expected,
         "a spectator who arrives late reads it"
     );
     assert_eq!(
-        app.snapshot(&table).await["chat"],
+        said(&app.snapshot(&table).await["chat"]),
         expected,
         "so does GET /api/tables/{{id}}"
     );
     // A player coming back on a new connection reads it too; their welcome has no team lines.
     let (mut back, snapshot) = join(&app, &table).await;
-    assert_eq!(snapshot["table"]["chat"], expected);
+    assert_eq!(said(&snapshot["table"]["chat"]), expected);
     back.send(json!({"type": "hello", "token": x_token})).await;
     assert_eq!(back.expect("welcome").await["team_chat"], json!([]));
     // A refused line is neither stored nor shown.
@@ -100,7 +118,7 @@ async fn a_late_joiner_reads_the_earlier_chat() {
         assert_eq!(error["code"], "bad_chat", "{text:?}: {error}");
     }
     assert!(spectator.sync().await.iter().all(|m| m["type"] != "chat"));
-    assert_eq!(join(&app, &table).await.1["table"]["chat"], expected);
+    assert_eq!(said(&join(&app, &table).await.1["table"]["chat"]), expected);
     // The connection goes on: a line with a line break is fine.
     x.send(json!({"type": "chat", "text": "two\nlines"})).await;
     assert_eq!(x.until("chat").await["text"], "two\nlines");
@@ -118,17 +136,17 @@ async fn team_chat_history_reaches_only_the_team() {
 
     let tokens: Vec<String> = players.iter().map(|(_, token)| token.clone()).collect();
     assert_eq!(
-        welcome_of(&app, &table, &tokens[0]).await["team_chat"],
+        said(&welcome_of(&app, &table, &tokens[0]).await["team_chat"]),
         json!([line(0, "P0", "before you came"), line(3, "P3", "need N")])
     );
     assert_eq!(
-        welcome_of(&app, &table, &tokens[3]).await["team_chat"],
+        said(&welcome_of(&app, &table, &tokens[3]).await["team_chat"]),
         json!([line(3, "P3", "need N")]),
         "a line said before a player joined the team is not theirs to read"
     );
     for opponent in [&tokens[1], &tokens[2]] {
         assert_eq!(
-            welcome_of(&app, &table, opponent).await["team_chat"],
+            said(&welcome_of(&app, &table, opponent).await["team_chat"]),
             json!([line(2, "P2", "sit")])
         );
     }
@@ -155,12 +173,15 @@ async fn chat_history_survives_a_restart() {
 
     let app = app.restart().await;
     let (_, snapshot) = join(&app, &table).await;
-    assert_eq!(snapshot["table"]["chat"], json!([line(1, "P1", "good game")]));
+    assert_eq!(said(&snapshot["table"]["chat"]), json!([line(1, "P1", "good game")]));
     assert_eq!(
-        welcome_of(&app, &table, &tokens[3]).await["team_chat"],
+        said(&welcome_of(&app, &table, &tokens[3]).await["team_chat"]),
         json!([line(3, "P3", "need Q")])
     );
-    assert_eq!(welcome_of(&app, &table, &tokens[2]).await["team_chat"], json!([]));
+    assert_eq!(
+        said(&welcome_of(&app, &table, &tokens[2]).await["team_chat"]),
+        json!([])
+    );
 }
 
 #[tokio::test]
@@ -217,6 +238,7 @@ async fn a_table_stores_only_the_chat_it_shows() {
             text: &text,
             team: None,
             audience: &[],
+            player_key: None,
         };
         store.append_chat(table.id(), &public).await.expect("stored");
         if n % 2 == 0 {
@@ -226,6 +248,7 @@ async fn a_table_stores_only_the_chat_it_shows() {
                 text: &text,
                 team: Some(0),
                 audience: &audience,
+                player_key: None,
             };
             store.append_chat(table.id(), &team).await.expect("stored");
         }

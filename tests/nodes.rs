@@ -307,6 +307,7 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
         text,
         team: None,
         audience: &[],
+        player_key: None,
     };
     assert!(matches!(
         old.append_chat(&table, &line("stale")).await,

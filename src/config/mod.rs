@@ -24,6 +24,7 @@ pub struct Settings {
     pub lobby: LobbySettings,
     pub retention: RetentionSettings,
     pub metrics: MetricsSettings,
+    pub admin: AdminSettings,
     pub log: LogSettings,
 }
 
@@ -189,6 +190,15 @@ pub struct MetricsSettings {
     pub enabled: bool,
     /// When not empty, any client presenting `Authorization: Bearer TOKEN` may read the
     /// metrics; without it only direct loopback clients may.
+    pub token: String,
+}
+
+/// Who may use the admin API (`/api/admin/…`, docs/operations.md, "Moderation").
+#[derive(Debug, Clone, Deserialize)]
+pub struct AdminSettings {
+    /// `Authorization: Bearer TOKEN` opens the admin API. Empty: `metrics.token` does, if
+    /// that is set; with neither set the admin API is refused to everyone (never opened to
+    /// loopback clients alone, since moderation changes state).
     pub token: String,
 }
 

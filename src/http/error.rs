@@ -58,6 +58,12 @@ impl ApiError {
     pub fn table_lookup(id: &str, err: &GetError) -> ApiError {
         match err {
             GetError::NotFound => ApiError::table_not_found(id),
+            GetError::Closed => ApiError {
+                status: StatusCode::GONE,
+                code: "table_closed",
+                message: format!("The table \"{id}\" was closed by a moderator."),
+                field: None,
+            },
             GetError::Unavailable(_) => ApiError::unavailable(format!(
                 "The table \"{id}\" cannot be loaded right now (the database is not answering); please try again shortly."
             )),

@@ -56,7 +56,13 @@ fn may_read(settings: &MetricsSettings, peer: IpAddr, headers: &HeaderMap) -> bo
     if peer.to_canonical().is_loopback() && !forwarded {
         return true;
     }
-    if settings.token.is_empty() {
+    bearer_matches(headers, &settings.token)
+}
+
+/// Whether the request presents `Authorization: Bearer <token>` with this `token` (never
+/// when `token` is empty). The admin API checks its tokens with this too.
+pub(super) fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
+    if token.is_empty() {
         return false;
     }
     let presented = headers
@@ -65,7 +71,7 @@ fn may_read(settings: &MetricsSettings, peer: IpAddr, headers: &HeaderMap) -> bo
         .and_then(|value| value.strip_prefix("Bearer "))
         .map(str::trim);
     // Compared as digests, so the time taken says nothing about how much of it matched.
-    presented.is_some_and(|token| Sha256::digest(token.as_bytes()) == Sha256::digest(settings.token.as_bytes()))
+    presented.is_some_and(|presented| Sha256::digest(presented.as_bytes()) == Sha256::digest(token.as_bytes()))
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
-//! The HTTP side: REST routes for tables, the health check, the pages and their static files;
+//! The HTTP side: REST routes for tables, the admin API ([`admin`]), the health check, the pages and their static files;
 //! serving connections ([`serve`]), who the client is ([`client`]), and the headers and
 //! checks that protect browsers ([`security`]).
 
+pub mod admin;
 pub mod assets;
 pub mod catalogue;
 pub mod client;
@@ -22,7 +23,7 @@ pub mod web_files;
 
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use tower_http::compression::CompressionLayer;
 
 use state::AppState;
@@ -43,6 +44,16 @@ pub fn router(state: AppState, sockets: Router<AppState>) -> Router {
         .route("/api/tables/{id}/games", get(records::table_games))
         .route("/api/games/{id}", get(records::game))
         .route("/api/stats/{game}", get(stats::game_stats))
+        .route("/api/admin/tables", get(admin::tables))
+        .route("/api/admin/tables/{id}/chat", get(admin::chat))
+        .route("/api/admin/tables/{id}/close", post(admin::close))
+        .route("/api/admin/tables/{id}/seats/{seat}/remove", post(admin::remove_seat))
+        .route(
+            "/api/admin/mutes",
+            post(admin::mute).layer(DefaultBodyLimit::max(tables::MAX_BODY_BYTES)),
+        )
+        .route("/api/admin/mutes/{key}", delete(admin::unmute))
+        .route("/api/admin/reports", get(admin::reports))
         .route("/stats", get(page::stats_page).layer(CompressionLayer::new()))
         .route("/rules/{game}", get(rules::rules_page).layer(CompressionLayer::new()))
         .route("/t/{id}", get(page::table_page).layer(CompressionLayer::new()))

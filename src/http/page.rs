@@ -137,6 +137,8 @@ pub async fn table_page(State(state): State<AppState>, Path(id): Path<String>, l
             rendered(TABLE, lang.lang).replacen("%GAME%", table.kind().id(), 1),
         ),
         Err(GetError::NotFound) => respond(lang, StatusCode::NOT_FOUND, rendered(MISSING, lang.lang)),
+        // An operator closed it: gone for good, shown as a table that is not there.
+        Err(GetError::Closed) => respond(lang, StatusCode::GONE, rendered(MISSING, lang.lang)),
         Err(GetError::Unavailable(_)) => retry(lang, "retry.database", RETRY_SECONDS),
         // Another node is handing the table over: a moment, not ten seconds.
         Err(GetError::Moving) => retry(lang, "retry.moving", 1),

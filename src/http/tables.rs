@@ -46,7 +46,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 /// A JSON request body, by its `Content-Type`: read whole within
 /// `limits.request_read_timeout_ms` (however it is dribbled in) and [`MAX_BODY_BYTES`].
-pub struct JsonBody(Bytes);
+pub struct JsonBody(pub(super) Bytes);
 
 impl FromRequest<AppState> for JsonBody {
     type Rejection = ApiError;

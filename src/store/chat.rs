@@ -17,6 +17,8 @@ pub struct ChatRecord<'a> {
     pub team: Option<u8>,
     /// Team chat: the keys of the team's people, who alone may read it again.
     pub audience: &'a [Vec<u8>],
+    /// The speaker's player key (for moderation: whom an operator would mute).
+    pub player_key: Option<&'a [u8]>,
 }
 
 /// A stored chat line, as read back.
@@ -34,26 +36,29 @@ pub struct ChatRow {
 
 impl Store {
     /// Stores one chat line of a table, and forgets the lines of its channel older than the
-    /// last [`CHAT_KEPT`]: a table keeps what it shows, however much is said.
-    pub async fn append_chat(&self, table_id: &str, line: &ChatRecord<'_>) -> Result<(), StoreError> {
+    /// last [`CHAT_KEPT`]: a table keeps what it shows, however much is said. Returns the
+    /// line's id (what a `report` names it by).
+    pub async fn append_chat(&self, table_id: &str, line: &ChatRecord<'_>) -> Result<i64, StoreError> {
         let _timer = crate::metrics::DbWrite::start("append_chat");
         let (table, node, epoch) = self.lease_args();
         // One statement: the insert, and the delete of what falls out of the channel's last
         // CHAT_KEPT lines (the delete sees the rows before the insert, so it keeps one less
         // of them). `team` = -1 stands for table chat in the comparison, which the index
         // (table_id, team, id) serves for either channel.
-        sqlx::query(
+        let id: Option<i64> = sqlx::query_scalar(
             "WITH added AS (
-                 INSERT INTO chat_messages (table_id, seat, name, text, team, audience)
-                 SELECT $1, $2, $3, $4, $5, $6 WHERE spelbord_hold_lease($7, $8, $9)
+                 INSERT INTO chat_messages (table_id, seat, name, text, team, audience, player_key)
+                 SELECT $1, $2, $3, $4, $5, $6, $11 WHERE spelbord_hold_lease($7, $8, $9)
                  RETURNING id
+             ), dropped AS (
+                 DELETE FROM chat_messages
+                  WHERE table_id = $1 AND coalesce(team, -1) = coalesce($5, -1)
+                    AND EXISTS (SELECT 1 FROM added)
+                    AND id <= (SELECT id FROM chat_messages
+                                WHERE table_id = $1 AND coalesce(team, -1) = coalesce($5, -1)
+                                ORDER BY id DESC OFFSET $10 LIMIT 1)
              )
-             DELETE FROM chat_messages
-              WHERE table_id = $1 AND coalesce(team, -1) = coalesce($5, -1)
-                AND EXISTS (SELECT 1 FROM added)
-                AND id <= (SELECT id FROM chat_messages
-                            WHERE table_id = $1 AND coalesce(team, -1) = coalesce($5, -1)
-                            ORDER BY id DESC OFFSET $10 LIMIT 1)",
+             SELECT id FROM added",
         )
         .bind(table_id)
         .bind(i16::from(line.seat))
@@ -65,10 +70,12 @@ impl Store {
         .bind(node)
         .bind(epoch)
         .bind(i64::try_from(CHAT_KEPT - 1).unwrap_or(i64::MAX))
-        .execute(self.pool())
+        .bind(line.player_key)
+        .fetch_optional(self.pool())
         .await
         .map_err(|err| self.write_error(err))?;
-        Ok(())
+        // `spelbord_hold_lease` raises when the lease is gone; no row is that too.
+        id.ok_or(StoreError::LeaseLost)
     }
 
     /// The last `limit` lines of one channel of a table (`team`: `None` for table chat),

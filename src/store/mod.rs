@@ -23,6 +23,7 @@ pub mod games;
 pub mod leases;
 pub mod lobby;
 pub mod local_pg;
+pub mod moderation;
 pub mod ratings;
 pub mod records;
 pub mod retention;

@@ -16,6 +16,8 @@ pub struct TableRow {
     pub id: String,
     pub game: String,
     pub settings: Value,
+    /// An operator closed the table (migration 0019): it is not served again.
+    pub closed: bool,
 }
 
 /// A bot a new table's settings seat.
@@ -80,12 +82,17 @@ impl Store {
 
     /// Reads one table, `None` if there is no such id.
     pub async fn table(&self, id: &str) -> Result<Option<TableRow>, StoreError> {
-        let row: Option<(String, String, Value)> =
-            sqlx::query_as("SELECT id, game, settings FROM tables WHERE id = $1")
+        let row: Option<(String, String, Value, bool)> =
+            sqlx::query_as("SELECT id, game, settings, closed_at IS NOT NULL FROM tables WHERE id = $1")
                 .bind(id)
                 .fetch_optional(self.pool())
                 .await?;
-        Ok(row.map(|(id, game, settings)| TableRow { id, game, settings }))
+        Ok(row.map(|(id, game, settings, closed)| TableRow {
+            id,
+            game,
+            settings,
+            closed,
+        }))
     }
 
     /// Records that the player with `player_key` holds `seat`.

@@ -7,15 +7,16 @@
 //!
 //! This file holds the actor's state, its loop, identities and delivery; the rest is in
 //! [`seating`] (seats and the start), [`game`] (moves, the end, timers), [`draws`],
-//! [`premove`], [`chat`], [`presence`] (connections and reconnect graces), [`bots`] (bot
-//! seats thinking and moving), [`ratings`] (the ratings shown at rated tables) and
-//! [`restore`] (rebuilding from Postgres).
+//! [`premove`], [`chat`], [`moderation`] (operators' actions, mutes, reports), [`presence`]
+//! (connections and reconnect graces), [`bots`] (bot seats thinking and moving), [`ratings`]
+//! (the ratings shown at rated tables) and [`restore`] (rebuilding from Postgres).
 
 mod bots;
 mod chat;
 mod draws;
 mod game;
 mod lobby;
+mod moderation;
 mod premove;
 mod presence;
 mod ratings;
@@ -32,7 +33,7 @@ use game::sentence;
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -178,7 +179,8 @@ pub struct TableActor {
     /// The table's paces (game starts, chat lines), made when first needed.
     quotas: Option<Box<crate::table::quota::Quotas>>,
     version: u64,
-    shared_version: Arc<AtomicU64>,
+    /// The version and the closed mark its handles read.
+    shared: Arc<super::handle::Shared>,
     seats: Seats,
     /// Recent events, for clients that resume after a disconnection.
     history: History,
@@ -277,7 +279,7 @@ impl TableActor {
             limits,
             quotas: None,
             version: 0,
-            shared_version: Arc::new(AtomicU64::new(0)),
+            shared: Arc::default(),
             seats: Seats::new(seat_count),
             history: History::default(),
             chat: ChatLog::default(),
@@ -339,7 +341,7 @@ impl TableActor {
         let handle = TableHandle::new(
             &self.id,
             commands,
-            self.shared_version.clone(),
+            self.shared.clone(),
             self.store.lease().cloned(),
             hand_over.clone(),
             self.settings.kind(),
@@ -419,12 +421,17 @@ impl TableActor {
             if self.store.lease_lost() {
                 break Stop::LeaseLost;
             }
+            // An operator closed the table (`moderation.rs`).
+            if self.closed() {
+                break Stop::Closed;
+            }
         };
         self.unlist();
-        // Released before the connections are told (1012), so that the node each client
-        // reconnects to can serve the table at once. Commands that come meanwhile are
-        // never handled: they are dropped with the inbox, unanswered.
-        if matches!(stop, Stop::Idle | Stop::HandOver)
+        // Released before the connections are told (1012, or 4000 when an operator closed
+        // the table), so that the node each client reconnects to can serve the table at
+        // once. Commands that come meanwhile are never handled: they are dropped with the
+        // inbox, unanswered.
+        if matches!(stop, Stop::Idle | Stop::HandOver | Stop::Closed)
             && let Some(lease) = self.store.lease()
             && let Err(err) = Box::pin(self.store.release_stopped_table(lease)).await
         {
@@ -468,6 +475,7 @@ impl TableActor {
             TableCmd::Snapshot { reply } => {
                 let _ = reply.send(self.snapshot());
             }
+            TableCmd::Moderate(cmd) => Box::pin(self.moderate(*cmd)).await,
             TableCmd::Client { conn, envelope } => {
                 // A connection dropped as too slow may still have messages in flight.
                 if !self.conns.contains_key(&conn) {
@@ -523,6 +531,7 @@ impl TableActor {
             ClientMsg::DeclineDraw { seat } => self.decline_draw(conn, seat),
             ClientMsg::Chat { text } => self.chat(conn, text).await,
             ClientMsg::TeamChat { text } => self.team_chat(conn, text).await,
+            ClientMsg::Report { line, reason } => self.report(conn, line, reason, reference).await,
             ClientMsg::Premove { seat, payload } => self.premove(conn, seat, payload),
             ClientMsg::CancelPremove { seat } => self.cancel_premove(conn, seat),
             ClientMsg::AddBot { seat, strength } => self.add_bot(conn, seat, strength).await,
@@ -777,7 +786,7 @@ impl TableActor {
     /// Raises the version and sends the event built for it to every connection.
     fn event(&mut self, build: impl FnOnce(u64) -> ServerMsg) {
         self.version += 1;
-        self.shared_version.store(self.version, Ordering::Release);
+        self.shared.version.store(self.version, Ordering::Release);
         let msg = build(self.version);
         self.listing_dirty |= Self::changes_listing(&msg);
         let frame = Frame::from(msg.to_text());
@@ -840,6 +849,8 @@ enum Stop {
     Idle,
     /// Another node took the table over.
     LeaseLost,
+    /// An operator closed the table: the lease is released, and the table is not served again.
+    Closed,
 }
 
 /// Sleeps until `at`, or forever when there is nothing to wait for.

@@ -44,6 +44,7 @@ impl ChatLog {
         for row in rows {
             let Ok(seat) = Seat::try_from(row.seat) else { continue };
             let line = ChatView {
+                id: row.id,
                 seat,
                 name: row.name,
                 text: row.text,
@@ -103,6 +104,7 @@ mod tests {
 
     fn line(seat: Seat, text: &str) -> ChatView {
         ChatView {
+            id: 0,
             seat,
             name: format!("P{seat}"),
             text: text.to_owned(),

@@ -1,12 +1,12 @@
 //! The cloneable handle through which connections and routes reach one table actor.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
-use super::msg::{ConnId, TableCmd};
+use super::msg::{ConnId, Moderated, Moderation, ModerationCmd, ModerationError, TableCmd};
 use super::queue::{OutboxSender, Sender};
 use crate::games::GameKind;
 use crate::protocol::{Envelope, TableSnapshot};
@@ -17,14 +17,23 @@ use crate::store::leases::Lease;
 #[error("the table is closed")]
 pub struct TableClosed;
 
+/// What a table's actor shares with its handles.
+#[derive(Debug, Default)]
+pub struct Shared {
+    /// The table's current version, kept by the actor, so a connection can stamp the
+    /// errors it sends by itself (malformed frames, rate limiting) without asking.
+    pub(super) version: AtomicU64,
+    /// An operator closed the table: its connections close with 4000, not 1012.
+    pub(super) closed: AtomicBool,
+}
+
 /// A handle to a running table. Cheap to clone.
 #[derive(Debug, Clone)]
 pub struct TableHandle {
     id: Arc<str>,
     commands: Sender<TableCmd>,
-    /// The table's current version, kept by the actor, so a connection can stamp the
-    /// errors it sends by itself (malformed frames, rate limiting) without asking.
-    version: Arc<AtomicU64>,
+    /// The version and the closed mark, kept by the actor.
+    shared: Arc<Shared>,
     /// The lease the table is served under (`None`: a table that serves no lease).
     lease: Option<Arc<Lease>>,
     /// Cancelled to make the table stop here so another node can serve it.
@@ -37,7 +46,7 @@ impl TableHandle {
     pub(super) fn new(
         id: &str,
         commands: Sender<TableCmd>,
-        version: Arc<AtomicU64>,
+        shared: Arc<Shared>,
         lease: Option<Arc<Lease>>,
         hand_over: CancellationToken,
         kind: GameKind,
@@ -45,7 +54,7 @@ impl TableHandle {
         TableHandle {
             id: id.into(),
             commands,
-            version,
+            shared,
             lease,
             hand_over,
             kind,
@@ -78,7 +87,30 @@ impl TableHandle {
     }
 
     pub fn version(&self) -> u64 {
-        self.version.load(Ordering::Acquire)
+        self.shared.version.load(Ordering::Acquire)
+    }
+
+    /// An operator closed the table (its actor stops right after).
+    pub fn closed_by_operator(&self) -> bool {
+        self.shared.closed.load(Ordering::Acquire)
+    }
+
+    /// Has the actor carry out an operator's action, and waits for its answer.
+    pub async fn moderate(&self, action: Moderation) -> Result<Result<Moderated, ModerationError>, TableClosed> {
+        let (reply, answer) = oneshot::channel();
+        self.send(TableCmd::Moderate(Box::new(ModerationCmd {
+            action,
+            reply: Some(reply),
+        })))
+        .await?;
+        answer.await.map_err(|_| TableClosed)
+    }
+
+    /// Queues news for the actor without waiting (false: its queue is full or it stopped).
+    pub fn try_moderate(&self, action: Moderation) -> bool {
+        self.commands
+            .try_send(TableCmd::Moderate(Box::new(ModerationCmd { action, reply: None })))
+            .is_ok()
     }
 
     /// Attaches a connection; with `since` (a version and its epoch), it resumes after the

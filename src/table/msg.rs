@@ -6,6 +6,8 @@ use axum::extract::ws::Utf8Bytes;
 use tokio::sync::oneshot;
 
 use super::queue::OutboxSender;
+use crate::games::Seat;
+use crate::identity::PlayerKey;
 use crate::protocol::{Envelope, TableSnapshot};
 
 /// Identifies one WebSocket connection for the lifetime of the process.
@@ -75,4 +77,55 @@ pub enum TableCmd {
     Client { conn: ConnId, envelope: Box<Envelope> },
     /// The public snapshot (for `GET /api/tables/{id}`).
     Snapshot { reply: oneshot::Sender<TableSnapshot> },
+    /// An operator's action, or a mute to tell the table's people of (boxed, as `Client`).
+    Moderate(Box<ModerationCmd>),
+}
+
+/// An operator's action on one table, or news of a mute (`table::actor::moderation`).
+#[derive(Debug, Clone)]
+pub enum Moderation {
+    /// Aborts the game in play, marks the table closed, tells everyone (`table_closed`),
+    /// closes every socket (4000) and stops the table.
+    Close,
+    /// Frees `seat`: a game in play is aborted and an undecided series ends; the person is
+    /// told (`removed`).
+    RemoveSeat { seat: Seat },
+    /// Tells the player's connections here that their chat lines are refused (`muted`), or
+    /// accepted again.
+    Muted {
+        key: PlayerKey,
+        muted: bool,
+        reason: String,
+        /// RFC 3339; `None`: until lifted.
+        until: Option<String>,
+    },
+}
+
+/// A [`Moderation`] with where to answer (`None`: nobody waits, as for mutes).
+#[derive(Debug)]
+pub struct ModerationCmd {
+    pub action: Moderation,
+    pub reply: Option<oneshot::Sender<Result<Moderated, ModerationError>>>,
+}
+
+/// What an operator's action did.
+#[derive(Debug, Clone, Default)]
+pub struct Moderated {
+    /// A game in play was aborted.
+    pub game_aborted: bool,
+    /// The series in play ended early.
+    pub series_ended: bool,
+    /// Who was removed from the seat: their name and, for a person, their key.
+    pub removed: Option<(String, Option<PlayerKey>)>,
+}
+
+/// Why an operator's action was refused; nothing changed.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ModerationError {
+    #[error("this table has no seat {seat}; its seats are 0 to {last}")]
+    NoSuchSeat { seat: Seat, last: usize },
+    #[error("seat {0} is free")]
+    SeatFree(Seat),
+    #[error("the change could not be stored; nothing changed")]
+    Storage,
 }

@@ -52,6 +52,9 @@ pub enum GetError {
     /// Another node serves the table and has not handed it over yet: ask again shortly.
     #[error("another node serves the table; it is being handed over")]
     Moving,
+    /// An operator closed the table (docs/operations.md, "Moderation").
+    #[error("the table was closed by an operator")]
+    Closed,
 }
 
 /// How often a request waiting for another node to hand a table over asks again.
@@ -331,10 +334,11 @@ impl Tables {
         let result = match self.load(id, Arc::clone(&lease)).await {
             Ok(Some(handle)) => return Ok(Some(handle)),
             Ok(None) => GetError::NotFound,
+            Err(RestoreError::Closed) => GetError::Closed,
             Err(RestoreError::Store(err)) if !is_unreadable_row(&err) => GetError::Unavailable(err),
             Err(err) => GetError::Unreadable(err),
         };
-        if !matches!(result, GetError::NotFound) {
+        if !matches!(result, GetError::NotFound | GetError::Closed) {
             tracing::error!(table = %id, error = %result, "could not rebuild a stored table");
         }
         // Not served here after all: let another node (or a later request) try.
@@ -421,6 +425,9 @@ impl Tables {
         let Some(stored) = self.store.load_table(id).await? else {
             return Ok(None);
         };
+        if stored.table.closed {
+            return Err(RestoreError::Closed);
+        }
         let handle = TableActor::restore(
             stored,
             self.store.for_table(lease),
@@ -447,6 +454,26 @@ impl Tables {
             }
         }
         Ok(adopted)
+    }
+
+    /// The table, if its actor runs on this node now (never loading it): what the
+    /// operator's list shows of connections comes only from here.
+    pub fn serving(&self, id: &str) -> Option<TableHandle> {
+        self.running(id)
+    }
+
+    /// Sends `notice` to every table running on this node (a mute or unmute: each tells
+    /// the player's connections there). Tables whose queue is full are skipped, logged.
+    pub fn tell_all(&self, notice: &super::msg::Moderation) {
+        let running: Vec<TableHandle> = {
+            let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
+            running.values().cloned().collect()
+        };
+        for handle in running {
+            if !handle.try_moderate(notice.clone()) {
+                tracing::debug!(table = %handle.id(), "could not tell a table of a mute");
+            }
+        }
     }
 
     /// How many tables are in memory now (idle ones that stopped are dropped first).

@@ -45,6 +45,10 @@ const FRAMES_PER_FLUSH: usize = 32;
 
 pub(super) static NEXT_CONN: AtomicU64 = AtomicU64::new(1);
 
+/// The close code of a table an operator closed (an application's own code, 4000–4999):
+/// unlike 1012, it says "do not reconnect".
+pub const TABLE_CLOSED: u16 = 4000;
+
 /// Why a connection ended: each way out of the loop, with the close code the server sends
 /// for it and the reason it logs (once, at info level).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +58,9 @@ pub(super) enum Ending {
     /// The table stopped here because another node serves it now (or will: it was asked
     /// for); the client reconnects through the proxy, as after a restart.
     Moved,
+    /// An operator closed the table (docs/operations.md, "Moderation"): it is not served
+    /// again, so the client must not reconnect.
+    Closed,
     /// The client did not take its messages fast enough: its queue at the table filled,
     /// or one frame waited longer than [`SEND_TIMEOUT`] to be written.
     TooSlow,
@@ -76,6 +83,7 @@ impl Ending {
     pub(super) fn sent_code(self) -> Option<u16> {
         match self {
             Ending::Restart | Ending::Moved => Some(close_code::RESTART),
+            Ending::Closed => Some(TABLE_CLOSED),
             Ending::TooSlow => Some(close_code::AGAIN),
             Ending::Silent => Some(close_code::AWAY),
             Ending::TooBig => Some(close_code::SIZE),
@@ -90,6 +98,7 @@ impl Ending {
         match self {
             Ending::Restart => "the server is restarting",
             Ending::Moved => "the table moved to another server",
+            Ending::Closed => "the table was closed by a moderator",
             Ending::TooSlow => "too slow to keep up with the table",
             Ending::Silent => "no answer to pings",
             Ending::TooBig => "message over the size limit",
@@ -164,6 +173,7 @@ pub async fn serve(
                 // The table dropped us: it stopped with the server, or moved to another
                 // node, or we could not keep up.
                 None if shutdown.is_cancelled() => break Ending::Restart,
+                None if table.closed_by_operator() => break Ending::Closed,
                 None if table.is_closed() => break Ending::Moved,
                 None => break Ending::TooSlow,
             },
@@ -200,7 +210,13 @@ pub async fn serve(
                             if Box::pin(table.client(conn, envelope)).await.is_err() {
                                 // The table stopped: with the server, or to move to another
                                 // node.
-                                break if shutdown.is_cancelled() { Ending::Restart } else { Ending::Moved };
+                                break if shutdown.is_cancelled() {
+                                    Ending::Restart
+                                } else if table.closed_by_operator() {
+                                    Ending::Closed
+                                } else {
+                                    Ending::Moved
+                                };
                             }
                         }
                         Err((code, message, reference)) => {

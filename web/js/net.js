@@ -16,8 +16,8 @@ function retryDelay(retries) {
  * - `open()`: the socket is open (the page says `hello` on every connection);
  * - `message(msg)`: a message from the server, parsed;
  * - `status(kind)`: the state of the connection, for the page to say in its language: `""`
- *   (connected), `"reconnecting"`, or `"gone"` when the table no longer exists and the page
- *   stops reconnecting.
+ *   (connected), `"reconnecting"`, `"gone"` when the table no longer exists, or `"closed"` when
+ *   a moderator closed it (close code 4000, or `410`); after either the page stops reconnecting.
  *
  * Returns `send(msg)` (true when sent) and `resync()` (reconnect now, resuming).
  */
@@ -50,6 +50,11 @@ export function connectTable(tableId, hooks) {
     ws.onclose = (event) => {
       // 1012: the server is restarting; its versions will count from 0 again, so start afresh.
       if (event.code === 1012) fresh = true;
+      // 4000: a moderator closed the table; it is not served again, so do not reconnect.
+      if (event.code === 4000) {
+        gone = true;
+        hooks.status("closed");
+      }
       dropConnection();
     };
   }
@@ -71,9 +76,10 @@ export function connectTable(tableId, hooks) {
     if (retries >= 2) fresh = true;
     setTimeout(async () => {
       // After a few failures, check whether the table still exists at all.
-      if (retries >= 3 && (await fetch(`/api/tables/${encodeURIComponent(tableId)}`).then((r) => r.status).catch(() => 0)) === 404) {
+      const status = retries >= 3 ? await fetch(`/api/tables/${encodeURIComponent(tableId)}`).then((r) => r.status).catch(() => 0) : 0;
+      if (status === 404 || status === 410) {
         gone = true;
-        hooks.status("gone");
+        hooks.status(status === 410 ? "closed" : "gone");
         return;
       }
       connect();

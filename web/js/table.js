@@ -106,14 +106,15 @@ function hello() {
   if (send(token ? { type: "hello", token, ref: "hello" } : { type: "hello", ref: "hello" }, true)) helloPending = true;
 }
 
-/** The connection line: `kind` "" (connected: hidden), "reconnecting" or "gone". */
+/** The connection line: `kind` "" (connected: hidden), "reconnecting", "gone" or "closed" (by a moderator). */
 function showConnection(kind) {
-  const text = kind === "gone" ? t("table.conn.gone") : kind ? t("table.conn.reconnecting") : "";
+  const ended = kind === "gone" || kind === "closed";
+  const text = kind === "gone" ? t("table.conn.gone") : kind === "closed" ? t("table.conn.closed") : kind ? t("table.conn.reconnecting") : "";
   document.body.classList.toggle("offline", Boolean(text));
   $("conn").hidden = !text;
   $("conn").textContent = text;
-  $("conn").classList.toggle("gone", kind === "gone");
-  if (kind === "gone") $("conn").append(" ", Object.assign(el("a", "", t("table.conn.create_new")), { href: "/" }));
+  $("conn").classList.toggle("gone", ended);
+  if (ended) $("conn").append(" ", Object.assign(el("a", "", t("table.conn.create_new")), { href: "/" }));
 }
 
 // ================================================================ server messages
@@ -152,6 +153,12 @@ function handle(msg) {
     case "pong": return;
     case "legal_moves": return table && game().legalMoves && game().legalMoves(msg); // a board's question (Bughouse)
     case "team_chat": return addChat(msg, true);
+    // Moderation (docs/protocol.md 3.11c), to this connection only.
+    case "reported": return log(t(msg.again ? "chat.report.again" : "chat.report.done"), "info");
+    case "muted":
+      return log(msg.until ? t("chat.muted_until", { reason: msg.reason, until: new Date(msg.until).toLocaleString(lang) }) : t("chat.muted", { reason: msg.reason }));
+    case "unmuted": return log(t("chat.unmuted"), "info");
+    case "removed": return log(t("table.removed", { role: roleName(roleOf(msg.seat)) }));
     case "premove_set":
       premove = { seat: msg.seat, move: msg.move };
       return render();
@@ -273,6 +280,7 @@ function handle(msg) {
       }
       break;
     case "chat": addChat(msg); break;
+    case "table_closed": log(t("table.closed")); break; // the socket closes next (4000)
     default: seriesUi.apply(msg); // series, rematches, new game, take-back requests
   }
   noteTurn(table, replaying);
@@ -454,12 +462,59 @@ const SIGNALS = {
 };
 const lineText = (text) => (Object.hasOwn(SIGNALS, text) ? t(SIGNALS[text]) : text);
 
-/** One chat line: the speaker's name (or "You", in the team box) and role, then the text. */
+/** Where the names this browser muted in chat are kept: `{tableId: [name, …]}`. */
+const MUTED_KEY = "spelbord.chat_muted";
+
+/**
+ * The names muted in this table's chat, for this browser only (the protocol never shows a
+ * player's key, so a mute is by name, at this table).
+ */
+function mutedNames() {
+  try {
+    const all = JSON.parse(localStorage.getItem(MUTED_KEY) || "{}");
+    return Array.isArray(all[tableId]) ? all[tableId] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Mutes or unmutes `name` in this table's chat, and hides or shows their lines. */
+function toggleMuted(name) {
+  let all;
+  try { all = JSON.parse(localStorage.getItem(MUTED_KEY) || "{}"); } catch { all = {}; }
+  const names = mutedNames();
+  all[tableId] = names.includes(name) ? names.filter((n) => n !== name) : [...names, name];
+  if (all[tableId].length === 0) delete all[tableId];
+  localStorage.setItem(MUTED_KEY, JSON.stringify(all));
+  const muted = all[tableId] || [];
+  log(t(muted.includes(name) ? "chat.mute.done" : "chat.mute.undone", { name: displayName(name) }), "info");
+  for (const box of [$("chat-log"), $("team-log")]) {
+    for (const item of box.children) {
+      if (item.dataset.name === name) item.hidden = muted.includes(name);
+      const toggle = item.querySelector("button.mute");
+      if (toggle && item.dataset.name === name) toggle.textContent = t(muted.includes(name) ? "chat.mute.off" : "chat.mute.on");
+    }
+  }
+}
+
+/** One chat line: the speaker's name (or "You", in the team box) and role, then the text; on
+ * another person's line, "report" and a mute toggle (hidden while muted in this browser). */
 function chatLine(msg, team, teamBox) {
   const item = el("li", team && !teamBox ? "team" : "");
   const name = teamBox && isMine(msg.seat) ? t("chat.you") : displayName(msg.name);
   const speaker = t(team && !teamBox ? "chat.speaker_team" : "chat.speaker", { name, role: roleName(roleOf(msg.seat)) });
   item.append(el("strong", "", `${speaker} `), team ? lineText(msg.text) : msg.text);
+  item.dataset.name = msg.name;
+  if (!isMine(msg.seat) && msg.id !== undefined) {
+    const muted = mutedNames().includes(msg.name);
+    item.hidden = muted;
+    const actions = el("span", "chat-actions");
+    actions.append(
+      button(t("chat.report.action"), t("chat.report.label", { name }), () => send({ type: "report", line: msg.id }), "report"),
+      button(t(muted ? "chat.mute.off" : "chat.mute.on"), t("chat.mute.label", { name }), () => toggleMuted(msg.name), "mute"),
+    );
+    item.append(" ", actions);
+  }
   return item;
 }
 

@@ -1,5 +1,6 @@
 //! Chat: lines to the whole table from seated players, and team lines that only the
 //! sender's partners receive (Bughouse), each player's lines paced (`limits.chat_*`). Spectators read table chat but do not write.
+//! A player an operator muted is refused (`chat_muted`, checked in `moderation.rs`).
 //! Every line is stored before it is sent, and kept in the table's [`ChatLog`] for
 //! newcomers: table chat in the snapshot, team chat in the team's `welcome`.
 //!
@@ -7,6 +8,7 @@
 
 use super::{Refusal, TableActor};
 use crate::games::Seat;
+use crate::identity::PlayerKey;
 use crate::protocol::{ChatView, ErrorCode, ServerMsg};
 use crate::store::StoreError;
 use crate::store::chat::ChatRecord;
@@ -50,7 +52,7 @@ impl TableActor {
 
     /// Takes one line from the pace of the player speaking over `conn` (all their
     /// connections together), or refuses the line.
-    fn chat_pace(&mut self, conn: ConnId) -> Result<(), Refusal> {
+    pub(super) fn chat_pace(&mut self, conn: ConnId) -> Result<(), Refusal> {
         let Some(key) = self.conns.get(&conn).and_then(|c| c.key) else {
             return Ok(());
         };
@@ -71,6 +73,8 @@ impl TableActor {
     pub(super) async fn chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
         let seat = self.speaker(conn)?;
         let text = self.chat_text(text)?;
+        let key = self.seats.holder(seat).and_then(Holder::key);
+        self.unless_muted(key).await?;
         self.chat_pace(conn)?;
         let name = self.seats.holder(seat).map(Holder::name).unwrap_or_default();
         let record = ChatRecord {
@@ -79,18 +83,22 @@ impl TableActor {
             text: &text,
             team: None,
             audience: &[],
+            player_key: key.as_ref().map(PlayerKey::as_bytes),
         };
-        self.store
+        let id = self
+            .store
             .append_chat(&self.id, &record)
             .await
             .map_err(Refusal::storage)?;
         self.chat.say(ChatView {
+            id,
             seat,
             name: name.clone(),
             text: text.clone(),
         });
         self.event(|version| ServerMsg::Chat {
             version,
+            id,
             seat,
             name,
             text,
@@ -114,6 +122,8 @@ impl TableActor {
             return Err(Refusal::new(ErrorCode::NoPartner, "You have no partner at this table."));
         }
         let text = self.chat_text(text)?;
+        let key = self.seats.holder(seat).and_then(Holder::key);
+        self.unless_muted(key).await?;
         self.chat_pace(conn)?;
         let name = self.seats.holder(seat).map(Holder::name).unwrap_or_default();
         // Who may read it again later: the team's people now.
@@ -133,14 +143,17 @@ impl TableActor {
             text: &text,
             team: Some(team),
             audience: &stored_audience,
+            player_key: key.as_ref().map(PlayerKey::as_bytes),
         };
-        self.store
+        let id = self
+            .store
             .append_chat(&self.id, &record)
             .await
             .map_err(Refusal::storage)?;
         self.chat.say_to_team(
             team,
             ChatView {
+                id,
                 seat,
                 name: name.clone(),
                 text: text.clone(),
@@ -149,6 +162,7 @@ impl TableActor {
         );
         let message = ServerMsg::TeamChat {
             version: self.version,
+            id,
             seat,
             name,
             text,
@@ -180,17 +194,8 @@ impl TableActor {
 
     /// Sends a private message to every connection of the player holding `seat`.
     pub(super) fn send_to_seat(&mut self, seat: Seat, message: &ServerMsg) {
-        let Some(key) = self.seats.holder(seat).and_then(Holder::key) else {
-            return;
-        };
-        let conns: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(_, conn)| conn.key == Some(key))
-            .map(|(id, _)| *id)
-            .collect();
-        for conn in conns {
-            self.send_to(conn, message);
+        if let Some(key) = self.seats.holder(seat).and_then(Holder::key) {
+            self.send_to_key(key, message);
         }
     }
 }

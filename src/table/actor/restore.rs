@@ -42,6 +42,9 @@ pub enum RestoreError {
     Settings(#[from] crate::games::SettingError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// An operator closed the table: it is not served again.
+    #[error("the table was closed by an operator")]
+    Closed,
 }
 
 /// What is left of a series' `pause` that began when its game ended at `ended_at` (no

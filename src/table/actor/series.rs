@@ -204,7 +204,7 @@ impl TableActor {
 
     /// Ends the series in play early (its players are gone), stored first, and announces
     /// it as any decided series.
-    async fn end_series_early(&mut self) {
+    pub(super) async fn end_series_early(&mut self) {
         let Some(state) = self.series.as_ref() else { return };
         let mut series = state.series.clone();
         let winner = match series.end_early() {

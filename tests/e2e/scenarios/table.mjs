@@ -491,6 +491,44 @@ async function statesInEveryLanguage(s, h) {
   check(problems.length === 0, `${problems.length} problems:\n  ${problems.join("\n  ")}`);
 }
 
+/**
+ * Moderation in the chat (docs/protocol.md 3.11c): another person's line has "Report" and a
+ * mute toggle, one's own has neither; a report is acknowledged; a muted name's lines are
+ * hidden, the later ones too and after a reload (the browser remembers), until unmuted.
+ */
+async function chatModeration(s, h) {
+  const { until, check, twoSeated } = h;
+  const [ann, bo] = await twoSeated(s, "gomoku", ["X", "O"]);
+  const say = async (page, text) => {
+    await page.fill("#chat-text", text);
+    await page.press("#chat-text", "Enter");
+  };
+  const lines = (page) => page.evaluate(() => [...document.querySelectorAll("#chat-log li")].map((li) => ({
+    text: li.textContent, hidden: li.hidden, report: Boolean(li.querySelector("button.report")), mute: Boolean(li.querySelector("button.mute")),
+  })));
+  await say(ann, "hello there");
+  await until(bo, () => /hello there/.test(document.getElementById("chat-log").textContent));
+  await until(ann, () => /hello there/.test(document.getElementById("chat-log").textContent));
+  const [own] = await lines(ann);
+  check(!own.report && !own.mute, `one's own line has no actions: ${JSON.stringify(own)}`);
+  const [other] = await lines(bo);
+  check(other.report && other.mute && !other.hidden, `another's line has Report and Mute: ${JSON.stringify(other)}`);
+  await bo.click("#chat-log li button.report");
+  await until(bo, () => /reported to the moderators/.test(document.getElementById("log").textContent));
+  await bo.click("#chat-log li button.mute");
+  await until(bo, () => document.querySelector("#chat-log li").hidden);
+  await say(ann, "are you there");
+  await until(ann, () => /are you there/.test(document.getElementById("chat-log").textContent));
+  await until(bo, () => document.querySelectorAll("#chat-log li").length === 2);
+  check((await lines(bo)).every((line) => line.hidden), `a muted name's later lines are hidden: ${JSON.stringify(await lines(bo))}`);
+  await bo.reload();
+  await until(bo, () => document.querySelectorAll("#chat-log li").length === 2);
+  check((await lines(bo)).every((line) => line.hidden), `still hidden after a reload: ${JSON.stringify(await lines(bo))}`);
+  // Unmuting: the toggle is on the hidden line; the page's own log names it.
+  await bo.evaluate(() => document.querySelector("#chat-log li button.mute").click());
+  await until(bo, () => [...document.querySelectorAll("#chat-log li")].every((li) => !li.hidden));
+}
+
 export default {
   "table-spectators": ["defect 2: the second player sits within a second of opening the link; the spectator count stays right", spectatorsAfterQuickSit],
   "table-new-game-status": ["defect 3 and 7: a series' next game and a rematch: no status from the last game's seats; the resign question names the game", newGameStatus],
@@ -501,5 +539,6 @@ export default {
   "table-announce": ["moves, the start and the end said in the live region", announcements],
   "table-sv": ["a Swedish table page: a refused move reads as the Swedish sentence for its rule", swedish],
   "table-languages": ["the shell's states (waiting with the invitation, playing, over) in Swedish and Norwegian on a desktop and a phone: no English, axe-core clean", statesInEveryLanguage],
+  "table-chat-moderation": ["chat lines of others have Report and Mute; a report is acknowledged; a muted name's lines stay hidden, after a reload too, until unmuted", chatModeration],
   "table-keyboard": ["the skip link, every shell control by Tab with a focus ring, no pulsing with reduced motion", keyboard],
 };

@@ -119,8 +119,10 @@ async fn a_node_whose_session_dies_loses_its_tables_stores_nothing_more_and_move
     // Node a's database session (the one holding its lock) dies, as when its process is
     // killed, but a itself runs on: b adopts the game in play at once.
     sqlx::query(
+        // pg_locks shows every database's locks: only this test's database's node.
         "SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN nodes n ON l.objid = n.id::oid
-          WHERE l.locktype = 'advisory' AND l.classid = 1397771330::oid AND n.name = $1",
+          WHERE l.locktype = 'advisory' AND l.classid = 1397771330::oid AND n.name = $1
+            AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())",
     )
     .bind(node_name(&a).await)
     .execute(&a.pool)
@@ -371,6 +373,7 @@ async fn until_waiting_on_fence(app: &TestApp, node: i32) {
             let waiting: i64 = sqlx::query_scalar(
                 "SELECT count(*) FROM pg_locks
                   WHERE locktype = 'advisory' AND NOT granted
+                    AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
                     AND classid = $1::integer::oid AND objid = $2::integer::oid AND objsubid = 2",
             )
             .bind(WRITE_FENCE_SPACE)

@@ -22,6 +22,7 @@ use crate::table::actor::{TableLimits, TableServices};
 use crate::table::listing::ListingSink;
 use crate::table::registry::NodeRole;
 
+pub use crate::cluster::Stopper;
 pub use crate::http::state::{AppState, CreationLimiter};
 
 /// The server could not be set up.
@@ -114,7 +115,14 @@ impl App {
             &settings.server.public_url,
             settings.server.allowed_origins.clone(),
         ));
+        let stopper = Stopper::new(
+            tables.clone(),
+            shutdown.clone(),
+            cluster.drain_notice(),
+            cluster.drain_limit(),
+        );
         let state = AppState {
+            stopper,
             settings: Arc::new(settings),
             store,
             tables,
@@ -141,12 +149,7 @@ impl App {
 
     /// What stops the server in order: draining first when other nodes are alive.
     pub fn stopper(&self) -> Stopper {
-        Stopper {
-            tables: self.state.tables.clone(),
-            shutdown: self.state.shutdown.clone(),
-            notice: self.state.settings.cluster.drain_notice(),
-            limit: self.state.settings.cluster.drain_limit(),
-        }
+        self.state.stopper.clone()
     }
 
     /// Serves until the shutdown token is cancelled, then waits for every connection, actor
@@ -170,46 +173,5 @@ impl App {
             membership.leave().await;
         }
         Ok(())
-    }
-}
-
-/// Stops the server (docs/operations.md, "Upgrades"). With other nodes alive it drains
-/// first: `/healthz` says so for the notice (the proxy then sends nothing new here), every
-/// table moves to the node its clients reconnect to, and games nobody came back for are
-/// offered to the other nodes; then, or at the drain's limit, the server shuts down as
-/// when alone.
-#[derive(Clone)]
-pub struct Stopper {
-    tables: crate::table::Tables,
-    shutdown: CancellationToken,
-    notice: std::time::Duration,
-    limit: std::time::Duration,
-}
-
-impl Stopper {
-    pub async fn stop(&self) {
-        if !self.tables.is_alone() {
-            let deadline = tokio::time::Instant::now() + self.limit;
-            tracing::info!(
-                notice_ms = self.notice.as_millis(),
-                "draining: the proxy is told, then the tables move"
-            );
-            self.tables.start_draining();
-            tokio::time::sleep_until((tokio::time::Instant::now() + self.notice).min(deadline)).await;
-            let drained = self.tables.drain(deadline).await;
-            tracing::info!(
-                handed_over = drained.handed_over,
-                still_held = drained.still_held,
-                offered = drained.offered,
-                "drained"
-            );
-        }
-        self.stop_now();
-    }
-
-    /// Shuts down at once: sockets closed with 1012, tables left to the other nodes or the
-    /// next start.
-    pub fn stop_now(&self) {
-        self.shutdown.cancel();
     }
 }

@@ -129,6 +129,58 @@ async fn next_notice(listener: &mut Option<PgListener>) -> Result<PgNotification
     }
 }
 
+/// Stops the server (docs/operations.md, "Upgrades"). With other nodes alive it drains
+/// first: `/healthz` says so for the notice (the proxy then sends nothing new here), every
+/// table moves to the node its clients reconnect to, and games nobody came back for are
+/// offered to the other nodes; then, or at the drain's limit, the server shuts down as
+/// when alone.
+#[derive(Clone)]
+pub struct Stopper {
+    tables: Tables,
+    shutdown: CancellationToken,
+    notice: Duration,
+    limit: Duration,
+}
+
+impl Stopper {
+    pub fn new(tables: Tables, shutdown: CancellationToken, notice: Duration, limit: Duration) -> Stopper {
+        Stopper {
+            tables,
+            shutdown,
+            notice,
+            limit,
+        }
+    }
+
+    /// Stops the server: drains first when other nodes are alive (at most once: a second
+    /// call while draining waits for nothing more and shuts down at once).
+    pub async fn stop(&self) {
+        if !self.tables.is_alone() && !self.tables.is_draining() {
+            let deadline = tokio::time::Instant::now() + self.limit;
+            tracing::info!(
+                notice_ms = self.notice.as_millis(),
+                "draining: the proxy is told, then the tables move"
+            );
+            self.tables.start_draining();
+            tokio::time::sleep_until((tokio::time::Instant::now() + self.notice).min(deadline)).await;
+            let drained = self.tables.drain(deadline).await;
+            tracing::info!(
+                handed_over = drained.handed_over,
+                still_held = drained.still_held,
+                offered = drained.offered,
+                "drained"
+            );
+        }
+        self.stop_now();
+    }
+
+    /// Shuts down at once: sockets closed with 1012, tables left to the other nodes or the
+    /// next start.
+    pub fn stop_now(&self) {
+        self.shutdown.cancel();
+    }
+}
+
 /// A mute or unmute announced on [`MODERATION_CHANNEL`], as the tables are told it.
 fn mute_news(notice: &PgNotification) -> Option<Moderation> {
     let notice: MuteNotice = serde_json::from_str(notice.payload()).ok()?;

@@ -722,3 +722,53 @@ async fn a_node_alone_stops_at_once_without_draining() {
         .expect("the stop task");
     assert_eq!(holder(&a, &table).await.0.as_deref(), Some("a"));
 }
+
+#[tokio::test]
+async fn an_operator_drains_a_node_with_the_admin_api() {
+    let with_token = |settings: &mut spelbord::config::Settings| {
+        node("a")(settings);
+        settings.admin.token = "let-me-drain".into();
+    };
+    let a = spawn_app_with(with_token).await;
+    let b = a.another_node(node("b")).await;
+    until_not_alone(&a).await;
+    let http = reqwest::Client::new();
+    let refused = http.post(a.http("/api/admin/drain")).send().await.expect("POST");
+    assert_eq!(refused.status(), 403, "never without the token");
+    assert_eq!(reqwest::get(a.http("/healthz")).await.expect("healthz").status(), 200);
+    let drain = || {
+        http.post(a.http("/api/admin/drain"))
+            .bearer_auth("let-me-drain")
+            .header("X-Admin-Name", "Maja")
+            .send()
+    };
+    let answer = drain().await.expect("POST");
+    assert_eq!(answer.status(), 202);
+    let answer: serde_json::Value = answer.json().await.expect("JSON");
+    assert_eq!(answer["draining"], true, "{answer}");
+    assert_eq!(answer["already"], false);
+    assert_eq!(reqwest::get(a.http("/healthz")).await.expect("healthz").status(), 404);
+    let again: serde_json::Value = drain().await.expect("POST").json().await.expect("JSON");
+    assert_eq!(again["already"], true, "asking again changes nothing: {again}");
+    let recorded: Vec<(String, String)> = sqlx::query_as("SELECT actor, action FROM admin_actions")
+        .fetch_all(&b.pool)
+        .await
+        .expect("admin actions");
+    assert_eq!(recorded, vec![("Maja".to_owned(), "drain".to_owned())]);
+    // The node goes once drained.
+    tokio::time::timeout(3 * WITHIN, async {
+        loop {
+            let alive: bool = sqlx::query_scalar("SELECT spelbord_node_alive(id) FROM nodes WHERE name = 'a'")
+                .fetch_optional(&b.pool)
+                .await
+                .expect("alive")
+                .unwrap_or(false);
+            if !alive {
+                return;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("a stops once drained");
+}

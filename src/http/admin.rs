@@ -466,6 +466,22 @@ pub async fn unmute(
     Ok(Json(answer))
 }
 
+/// `POST /api/admin/drain`: stops the node that answers as SIGTERM does (docs/operations.md,
+/// "Upgrades"): with other nodes alive it drains first, then the process exits. Sent to a
+/// node itself (not through the proxy, which picks any node). `202`, and again while the
+/// node drains (nothing more happens).
+pub async fn drain(State(state): State<AppState>, operator: Operator) -> (StatusCode, Json<Value>) {
+    let alone = state.tables.is_alone();
+    let already = state.tables.is_draining();
+    let answer = json!({"node": &*state.node_name, "draining": !alone, "already": already});
+    if !already {
+        operator.record(&state, "drain", None, answer.clone()).await;
+        let stopper = state.stopper.clone();
+        tokio::spawn(async move { stopper.stop().await });
+    }
+    (StatusCode::ACCEPTED, Json(answer))
+}
+
 /// `GET /api/admin/reports?limit=N`: the reported chat lines, newest report first.
 pub async fn reports(
     State(state): State<AppState>,

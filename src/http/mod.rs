@@ -54,6 +54,7 @@ pub fn router(state: AppState, sockets: Router<AppState>) -> Router {
         )
         .route("/api/admin/mutes/{key}", delete(admin::unmute))
         .route("/api/admin/reports", get(admin::reports))
+        .route("/api/admin/drain", post(admin::drain))
         .route("/stats", get(page::stats_page).layer(CompressionLayer::new()))
         .route("/rules/{game}", get(rules::rules_page).layer(CompressionLayer::new()))
         .route("/t/{id}", get(page::table_page).layer(CompressionLayer::new()))

@@ -15,6 +15,8 @@ use crate::table::Tables;
 /// What every route and connection shares.
 #[derive(Clone)]
 pub struct AppState {
+    /// Stops this node in order (`POST /api/admin/drain`, as SIGTERM does).
+    pub stopper: crate::cluster::Stopper,
     pub settings: Arc<Settings>,
     pub store: Store,
     pub tables: Tables,

@@ -4,9 +4,15 @@
 //! file in `migrations/` and fails on a statement that contracts the schema — drops or
 //! renames something, changes a type, tightens or loosens a column's nullability, adds a
 //! constraint or a column the old binary cannot fill — unless the migration is listed in
-//! [`REVIEWED`] with the reason the binary before it is unharmed.
+//! [`REVIEWED`] with the reason the binary before it is unharmed. And a binary finds its
+//! database holding a migration it does not know (a newer binary applied it) and runs on,
+//! while a known migration whose file changed is still refused.
+
+mod common;
 
 use std::path::Path;
+
+use spelbord::store::{PoolSizes, Store};
 
 /// Migrations that contract, each with its reason. Add one here only with a reason a
 /// reviewer can check; otherwise split the change into an expanding migration now and a
@@ -166,4 +172,41 @@ fn the_check_sees_what_contracts_and_lets_what_expands_pass() {
         let found: Vec<String> = statements(sql).iter().flat_map(|s| contractions(s)).collect();
         assert_eq!(found, vec![expected.to_owned()], "{sql}");
     }
+}
+
+#[tokio::test]
+async fn a_binary_runs_on_a_schema_a_newer_binary_expanded() {
+    let database = common::TestDb::create().await;
+    let sizes = PoolSizes { writes: 2, reads: 1 };
+    let store = Store::connect(database.options.clone(), sizes).await.expect("migrate");
+    // A newer release's migration, applied by a newer node of a rolling upgrade.
+    sqlx::query(
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time)
+         VALUES (99999, 'from a newer release', true, '\\x00'::bytea, 0)",
+    )
+    .execute(store.pool())
+    .await
+    .expect("a newer migration");
+    sqlx::raw_sql("CREATE TABLE from_a_newer_release (id int)")
+        .execute(store.pool())
+        .await
+        .expect("its table");
+    store.pool().close().await;
+    let again = Store::connect(database.options.clone(), sizes).await;
+    assert!(
+        again.is_ok(),
+        "this binary starts beside the newer one: {:?}",
+        again.err()
+    );
+    // A migration this binary knows, changed since it was applied, is still refused.
+    let again = again.expect("connected");
+    sqlx::query("UPDATE _sqlx_migrations SET checksum = '\\x00'::bytea WHERE version = 1")
+        .execute(again.pool())
+        .await
+        .expect("tamper");
+    again.pool().close().await;
+    assert!(
+        Store::connect(database.options.clone(), sizes).await.is_err(),
+        "a changed migration is refused"
+    );
 }

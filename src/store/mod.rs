@@ -111,6 +111,17 @@ pub struct Database {
     local_use: Option<ClusterUse>,
 }
 
+/// The migrations compiled into this binary. A database may also hold migrations this
+/// binary does not know: a newer binary applied them in a rolling upgrade, and this one
+/// runs on beside it (or restarts) on the expanded schema, so they are passed over rather
+/// than refused (docs/operations.md, "Mixed versions"). A known migration whose file
+/// changed is still refused.
+fn migrator() -> sqlx::migrate::Migrator {
+    let mut migrator = sqlx::migrate!("./migrations");
+    migrator.set_ignore_missing(true);
+    migrator
+}
+
 impl Store {
     /// A store on one pool for everything (tests, tools); the server gives readers a pool
     /// of their own ([`Store::connect`]).
@@ -185,7 +196,7 @@ impl Store {
         // Migrations first, on a connection of their own with no statement timeout (a
         // future migration may take a while on a large database).
         let mut migrating = PgConnection::connect_with(&options).await?;
-        sqlx::migrate!("./migrations").run(&mut migrating).await?;
+        migrator().run(&mut migrating).await?;
         migrating.close().await?;
         // A table waits for its writes: a stuck statement must fail (and the player be told
         // `storage_unavailable`) rather than hold the table forever.
@@ -210,7 +221,7 @@ impl Store {
 
     /// Applies the numbered files in `migrations/` that have not run yet.
     pub async fn migrate(&self) -> Result<(), StoreError> {
-        sqlx::migrate!("./migrations").run(&self.pool).await?;
+        migrator().run(&self.pool).await?;
         Ok(())
     }
 

@@ -62,7 +62,8 @@ pub struct ReplayError {
 /// Replays `record` from its table's settings (the start position among them), writing
 /// each move in its game's notation.
 pub fn replay(record: &GameRecord) -> Result<Replay<'_>, ReplayError> {
-    let mut game = record.settings.game.new_game();
+    let seed = crate::games::game_seed(&record.summary.table, record.summary.number);
+    let mut game = record.settings.game.new_game_drawn(seed);
     let start = game.view();
     let line = line_of(&record.records, |r| r.takeback_to);
     let mut moves = Vec::with_capacity(line.len());

@@ -684,7 +684,8 @@ impl TableActor {
         let game = match &self.current {
             Some(current) => &current.game,
             None => {
-                starting = self.settings.game.new_game();
+                // The first game's start (Bughouse 960 shows the position it will draw).
+                starting = self.settings.game.new_game_drawn(crate::games::game_seed(&self.id, 1));
                 &starting
             }
         };

@@ -300,6 +300,17 @@ pub trait Rules: Sized + Clone {
     /// A new game in its starting position.
     fn new(settings: &Self::Settings) -> Self;
 
+    /// The table's game number `seed` of a game whose start the server draws (Bughouse
+    /// 960): the same seed always gives the same start, so a game is rebuilt from its moves
+    /// alone. Games with one start ignore it.
+    fn new_drawn(settings: &Self::Settings, seed: u64) -> Self
+    where
+        Self: Sized,
+    {
+        let _ = seed;
+        Self::new(settings)
+    }
+
     /// The seats whose turn it is now (and whose clocks run); empty once the game is over.
     fn active_seats(&self) -> SeatSet;
 
@@ -449,7 +460,16 @@ impl AnySettings {
         with_settings!(self, G, _settings => G::team_of(seat))
     }
 
-    /// A new game with these settings.
+    /// A new game with these settings whose drawn start (Bughouse 960) comes from `seed`
+    /// ([`game_seed`]).
+    pub fn new_game_drawn(&self, seed: u64) -> AnyGame {
+        match self {
+            AnySettings::Bughouse(settings) => AnyGame::Bughouse(bughouse::Bughouse::new_drawn(settings, seed)),
+            _ => self.new_game(),
+        }
+    }
+
+    /// A new game with these settings (a drawn start as for seed 0).
     pub fn new_game(&self) -> AnyGame {
         match self {
             AnySettings::Gomoku(settings) => AnyGame::Gomoku(gomoku::Gomoku::new(settings)),
@@ -460,6 +480,17 @@ impl AnySettings {
             AnySettings::Bughouse(settings) => AnyGame::Bughouse(bughouse::Bughouse::new(settings)),
         }
     }
+}
+
+/// The seed of the drawn start of game `number` (from 1) at table `table`: FNV-1a of both,
+/// the same in every build, so that a game is rebuilt with the start it was played from.
+pub fn game_seed(table: &str, number: u32) -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in table.bytes().chain(number.to_le_bytes()) {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    hash
 }
 
 fn encode<T: Serialize>(value: &T) -> Value {

@@ -113,7 +113,10 @@ impl TableActor {
     async fn replay(&self, row: GameRow) -> Result<(CurrentGame, SeriesState), StoreError> {
         // The line the players saw: every move, less those taken back.
         let line: Vec<&MoveRow> = crate::store::records::line_of(&row.moves, |record| record.takeback_to);
-        let mut game = self.settings.game.new_game();
+        let mut game = self
+            .settings
+            .game
+            .new_game_drawn(crate::games::game_seed(&self.id, row.number));
         let mut moves = MoveList::new(game.kind());
         let mut replayed = true;
         for mv in &line {

@@ -398,7 +398,10 @@ impl TableActor {
         self.interlude = Interlude::default();
         self.seats = seats;
         self.premoves = vec![None; self.seats.count()];
-        let game = self.settings.game.new_game();
+        let game = self
+            .settings
+            .game
+            .new_game_drawn(crate::games::game_seed(&self.id, number));
         let state = game.view();
         let to_move: Vec<Seat> = game.active_seats().iter().collect();
         let clock_view = clocks.as_ref().map(|clocks| clocks.view(Instant::now()));

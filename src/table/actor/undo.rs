@@ -127,7 +127,10 @@ impl TableActor {
             .undo_keeps(requester)
             .ok_or_else(|| Refusal::new(ErrorCode::NothingToUndo, "You have no move to take back."))?;
         let current = self.playing()?;
-        let mut game = self.settings.game.new_game();
+        let mut game = self
+            .settings
+            .game
+            .new_game_drawn(crate::games::game_seed(&self.id, current.number));
         for (seat, payload) in (0..keep).filter_map(|index| current.moves.get(index)) {
             // These moves were legal in this order a moment ago; the rules are pure.
             let payload: serde_json::Value = serde_json::from_str(&payload).unwrap_or_default();

@@ -42,7 +42,7 @@ mod tests;
 use std::time::{Duration, Instant};
 
 use rand::Rng;
-use shakmaty::{CastlingMode, Move, Position};
+use shakmaty::{Move, Position};
 
 use super::{Bot, Context, Decision, Strength, random_move};
 use eval::{Eval, Knowledge};
@@ -67,10 +67,10 @@ impl Bot for Bughouse {
             // cannot represent: any legal move, or wait when there is none.
             return random_move(self, seat, ctx);
         };
+        // Bughouse 960 writes castling as king takes rook.
+        let mode = self.position(board_of(seat)).castles().mode();
         match choose(self, seat, &root, strength, ctx) {
-            Some(m) => Decision::Play(BughouseMove {
-                uci: m.to_uci(CastlingMode::Standard),
-            }),
+            Some(m) => Decision::Play(BughouseMove { uci: m.to_uci(mode) }),
             None => Decision::Wait,
         }
     }

@@ -47,7 +47,7 @@ pub struct Node {
 impl Node {
     /// The node of a rules position, as it stands.
     pub fn from_position(pos: &Crazyhouse) -> Option<Node> {
-        Node::from_setup(pos.to_setup(EnPassantMode::Legal))
+        Node::from_setup(pos.to_setup(EnPassantMode::Legal), pos.castles().mode())
     }
 
     /// The node of a rules position with `side` to move and `extra` added to `side`'s
@@ -61,13 +61,14 @@ impl Node {
         let mut pockets = setup.pockets.unwrap_or_default();
         pockets[side][extra] = pockets[side][extra].saturating_add(1);
         setup.pockets = Some(pockets);
-        Node::from_setup(setup)
+        Node::from_setup(setup, pos.castles().mode())
     }
 
-    fn from_setup(setup: Setup) -> Option<Node> {
+    /// The node of `setup`, castling as `mode` says (Bughouse 960: Chess960's).
+    fn from_setup(setup: Setup, mode: CastlingMode) -> Option<Node> {
         let pockets = setup.pockets.unwrap_or_default();
         let promoted = setup.promoted;
-        let chess = Chess::from_setup(setup, CastlingMode::Standard)
+        let chess = Chess::from_setup(setup, mode)
             .or_else(PositionError::ignore_too_much_material)
             .or_else(PositionError::ignore_impossible_check)
             .ok()?;
@@ -310,7 +311,7 @@ impl Node {
         let mut setup = self.chess.to_setup(EnPassantMode::Legal);
         setup.swap_turn();
         setup.ep_square = None;
-        let chess = Chess::from_setup(setup, CastlingMode::Standard)
+        let chess = Chess::from_setup(setup, self.chess.castles().mode())
             .or_else(PositionError::ignore_too_much_material)
             .or_else(PositionError::ignore_impossible_check)
             .ok()?;

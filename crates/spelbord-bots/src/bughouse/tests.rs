@@ -152,7 +152,11 @@ fn hard_does_not_give_away_a_piece_that_mates_the_partner() {
 /// Plays a whole game with `strengths` per seat and tiny budgets, checking every answer:
 /// a move must be legal, a wait only when there is no move. Returns the finished game.
 fn play_out(strengths: [Strength; 4], seed: u64) -> Bughouse {
-    let mut g = Bughouse::new(&Default::default());
+    play_out_from(Bughouse::new(&Default::default()), strengths, seed)
+}
+
+/// [`play_out`] from the start `g`.
+fn play_out_from(mut g: Bughouse, strengths: [Strength; 4], seed: u64) -> Bughouse {
     let mut rng = SmallRng::seed_from_u64(seed);
     while g.outcome().is_none() {
         let active: Vec<Seat> = g.active_seats().iter().collect();
@@ -192,6 +196,23 @@ fn whole_games_against_random_have_no_illegal_move() {
             let outcome = g.outcome().expect("the game ended");
             assert!(g.total_moves() > 0 && outcome.reason != EndReason::Aborted);
         }
+    }
+}
+
+#[test]
+fn bughouse_960_and_house_rules_games_have_no_illegal_move() {
+    use spelbord_games::bughouse::{DropChecks, HouseRules};
+    let r = Strength::Random;
+    let strict = HouseRules {
+        pawn_drops_on_seventh: false,
+        drop_checks: DropChecks::NoMate,
+        ..HouseRules::default()
+    };
+    for (index, strength) in THINKING.into_iter().enumerate() {
+        let number = u16::try_from(100 * index + 7).expect("a position");
+        let start = Bughouse::chess960(number).with_rules(strict);
+        let g = play_out_from(start, [strength, r, r, strength], 40 + index as u64);
+        assert!(g.outcome().is_some() && g.total_moves() > 0, "position {number}");
     }
 }
 

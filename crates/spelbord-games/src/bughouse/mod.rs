@@ -82,6 +82,7 @@
 //! `notation.rs` the move on the wire (UCI); `view.rs` the
 //! public view; `perft.rs` the move counts; the tests are in `tests.rs`.
 
+pub mod chess960;
 mod house_rules;
 mod notation;
 mod perft;
@@ -91,7 +92,7 @@ mod view;
 
 pub use house_rules::{CapturedPromoted, DropChecks, HouseRules, Refusal};
 pub use notation::BughouseMove;
-pub use perft::{perft, perft_with_rules};
+pub use perft::{perft, perft_chess960, perft_with_rules};
 pub use view::{BoardView, BughouseView, PocketsView};
 use view::{fen_of, pocket_letters};
 
@@ -165,8 +166,8 @@ pub enum BoardError {
 /// Builds a crazyhouse position from a setup, accepting more material than crazyhouse allows
 /// (and, when `lenient`, shakmaty's impossible-check heuristic). The error is shakmaty's
 /// description.
-fn build(setup: shakmaty::Setup, lenient: bool) -> Result<Crazyhouse, String> {
-    let built = Crazyhouse::from_setup(setup, CastlingMode::Standard).or_else(PositionError::ignore_too_much_material);
+fn build(setup: shakmaty::Setup, lenient: bool, mode: CastlingMode) -> Result<Crazyhouse, String> {
+    let built = Crazyhouse::from_setup(setup, mode).or_else(PositionError::ignore_too_much_material);
     let built = if lenient {
         built.or_else(PositionError::ignore_impossible_check)
     } else {
@@ -178,7 +179,7 @@ fn build(setup: shakmaty::Setup, lenient: bool) -> Result<Crazyhouse, String> {
 /// Parses one board's crazyhouse FEN, strictly apart from material counts.
 pub fn parse_board(fen: &str) -> Result<Crazyhouse, BoardError> {
     let fen: Fen = fen.trim().parse().map_err(|err| BoardError::Fen(format!("{err}")))?;
-    build(fen.into_setup(), false).map_err(BoardError::Position)
+    build(fen.into_setup(), false, CastlingMode::Standard).map_err(BoardError::Position)
 }
 
 /// The position with its pockets changed by `change`. Positions reached by legal play are
@@ -189,7 +190,7 @@ fn with_pockets(pos: &Crazyhouse, change: impl FnOnce(&mut Pockets)) -> Result<C
     let mut pockets = setup.pockets.unwrap_or_default();
     change(&mut pockets);
     setup.pockets = Some(pockets);
-    build(setup, true)
+    build(setup, true, pos.castles().mode())
 }
 
 fn pockets_of(pos: &Crazyhouse) -> Pockets {
@@ -352,6 +353,10 @@ pub struct BughouseSettings {
     /// The drop rules; each serialised only when it differs from the default.
     #[serde(flatten)]
     pub house: HouseRules,
+    /// Bughouse 960: each game starts from one of the 960 positions, drawn by the server
+    /// for that game, the same on both boards. Serialised only when set.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub chess960: bool,
 }
 
 const START_FIELD: &str = "settings.start_position";
@@ -443,6 +448,8 @@ pub struct Bughouse {
     outcome: Option<Outcome>,
     /// The table's drop rules.
     rules: HouseRules,
+    /// Bughouse 960: the number of the starting position of both boards.
+    chess960: Option<u16>,
 }
 
 impl Bughouse {
@@ -453,7 +460,27 @@ impl Bughouse {
             total_moves: 0,
             outcome: None,
             rules: HouseRules::default(),
+            chess960: None,
         }
+    }
+
+    /// A game of Bughouse 960 from position `number` (taken modulo 960) on both boards.
+    pub fn chess960(number: u16) -> Bughouse {
+        let number = number % chess960::POSITIONS;
+        let start = chess960::start_position(number);
+        let mut game = Bughouse::from_positions(start.clone(), start);
+        game.chess960 = Some(number);
+        game
+    }
+
+    /// The Bughouse 960 position both boards started from, if the game is one.
+    pub fn chess960_number(&self) -> Option<u16> {
+        self.chess960
+    }
+
+    /// How castling is written and played on `board`: standard, or Chess960's king takes rook.
+    fn castling(&self, board: usize) -> CastlingMode {
+        self.boards[board.min(1)].pos.castles().mode()
     }
 
     /// The game under a table's house rules.
@@ -624,7 +651,18 @@ impl Rules for Bughouse {
             .map(read_start_position)
             .transpose()?;
         let house = HouseRules::read(reader)?;
-        Ok(BughouseSettings { start_position, house })
+        let chess960 = reader.take::<bool>("chess960")?.unwrap_or(false);
+        if chess960 && start_position.is_some() {
+            return Err(SettingError::new(
+                "settings.chess960",
+                "a Bughouse 960 table draws its own start: leave out start_position",
+            ));
+        }
+        Ok(BughouseSettings {
+            start_position,
+            house,
+            chess960,
+        })
     }
 
     fn seat_roles(_settings: &BughouseSettings) -> &'static [&'static str] {
@@ -640,6 +678,9 @@ impl Rules for Bughouse {
     }
 
     fn new(settings: &BughouseSettings) -> Bughouse {
+        if settings.chess960 {
+            return Bughouse::new_drawn(settings, 0);
+        }
         let game = match &settings.start_position {
             Some(start) => {
                 let [a, b] = (*start.boards).clone();
@@ -648,6 +689,16 @@ impl Rules for Bughouse {
             None => Bughouse::from_positions(Crazyhouse::default(), Crazyhouse::default()),
         };
         game.with_rules(settings.house)
+    }
+
+    /// Bughouse 960 draws its start from `seed` (position `seed % 960`); other tables start
+    /// as [`Rules::new`] says.
+    fn new_drawn(settings: &BughouseSettings, seed: u64) -> Bughouse {
+        if !settings.chess960 {
+            return Bughouse::new(settings);
+        }
+        let number = u16::try_from(seed % u64::from(chess960::POSITIONS)).unwrap_or(chess960::STANDARD);
+        Bughouse::chess960(number).with_rules(settings.house)
     }
 
     fn active_seats(&self) -> SeatSet {
@@ -713,7 +764,7 @@ impl Rules for Bughouse {
         };
         let state = &mut self.boards[board];
         state.pos = pos;
-        state.last_move = Some(m.to_uci(CastlingMode::Standard));
+        state.last_move = Some(m.to_uci(state.pos.castles().mode()));
         state.moves += 1;
         if let Some(other_pos) = other_pos {
             self.boards[other].pos = other_pos;
@@ -751,7 +802,7 @@ impl Rules for Bughouse {
         }
         match self.check_move(board_of(seat), mv.uci) {
             Ok(m) => BughouseMove {
-                uci: m.to_uci(CastlingMode::Standard),
+                uci: m.to_uci(self.castling(board_of(seat))),
             },
             Err(_) => *mv,
         }
@@ -773,6 +824,7 @@ impl Rules for Bughouse {
             b: self.board_view(1),
             total_moves: self.total_moves,
             move_limit: MOVE_LIMIT,
+            chess960: self.chess960,
         }
     }
 
@@ -784,12 +836,11 @@ impl Rules for Bughouse {
         if pos.turn() != colour_of(seat) {
             return Vec::new();
         }
+        let mode = pos.castles().mode();
         self.rules
             .legal_moves(pos)
             .iter()
-            .map(|m| BughouseMove {
-                uci: m.to_uci(CastlingMode::Standard),
-            })
+            .map(|m| BughouseMove { uci: m.to_uci(mode) })
             .collect()
     }
 }

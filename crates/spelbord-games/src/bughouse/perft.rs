@@ -18,6 +18,17 @@ pub fn perft_with_rules(board_fen: &str, depth: u32, rules: &HouseRules) -> Resu
     perft_from(&pos, depth, rules).map_err(BoardError::Position)
 }
 
+/// [`perft`] of a board in Chess960 castling (castling rights as in Shredder-FEN, `HFhf`, or
+/// X-FEN), as Bughouse 960 plays it.
+pub fn perft_chess960(board_fen: &str, depth: u32) -> Result<u64, BoardError> {
+    let fen: Fen = board_fen
+        .trim()
+        .parse()
+        .map_err(|err| BoardError::Fen(format!("{err}")))?;
+    let pos = build(fen.into_setup(), false, CastlingMode::Chess960).map_err(BoardError::Position)?;
+    perft_from(&pos, depth, &HouseRules::default()).map_err(BoardError::Position)
+}
+
 fn perft_from(pos: &Crazyhouse, depth: u32, rules: &HouseRules) -> Result<u64, String> {
     if depth == 0 {
         return Ok(1);

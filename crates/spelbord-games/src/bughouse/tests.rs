@@ -1035,3 +1035,114 @@ fn perft_under_house_rules_counts_only_the_drops_they_keep() {
         "no pockets, no change"
     );
 }
+
+// ---------------------------------------------------------------- Bughouse 960
+
+#[test]
+fn the_960_positions_are_numbered_as_scharnagl_numbered_them() {
+    let rank = |n: u16| chess960::back_rank(n).iter().collect::<String>();
+    assert_eq!(rank(518), "RNBQKBNR");
+    assert_eq!(rank(0), "BBQNNRKR");
+    assert_eq!(rank(959), "RKRNNQBB");
+    let mut seen = BTreeSet::new();
+    for n in 0..chess960::POSITIONS {
+        let r = chess960::back_rank(n);
+        let at = |piece: char| -> Vec<usize> { (0..8).filter(|&i| r[i] == piece).collect() };
+        let (bishops, rooks, king) = (at('B'), at('R'), at('K'));
+        assert_eq!(bishops.len(), 2, "{n}");
+        assert_ne!(bishops[0] % 2, bishops[1] % 2, "{n}: bishops on both colours");
+        assert!(
+            rooks[0] < king[0] && king[0] < rooks[1],
+            "{n}: the king between the rooks"
+        );
+        assert_eq!((at('Q').len(), at('N').len()), (1, 2), "{n}");
+        assert!(seen.insert(r), "{n} is new");
+        // Every one is a legal position with both sides free to castle either way.
+        let pos = chess960::start_position(n);
+        assert_eq!(pos.castles().mode(), CastlingMode::Chess960, "{n}");
+        assert_eq!(pos.castles().castling_rights().count(), 4, "{n}");
+        assert_eq!(pos.board().by_color(Color::White).count(), 16, "{n}");
+    }
+}
+
+#[test]
+fn perft_of_published_960_positions() {
+    // chessprogramming.org, "Chess960 Perft Results" (the first three of its 960).
+    let cases: [(&str, [u64; 4]); 3] = [
+        (
+            "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+            [21, 528, 12_189, 326_672],
+        ),
+        (
+            "2nnrbkr/p1qppppp/8/1ppb4/6PP/3PP3/PPP2P2/BQNNRBKR w HEhe - 1 9",
+            [21, 807, 18_002, 667_366],
+        ),
+        (
+            "b1q1rrkb/pppppppp/3nn3/8/P7/1PPP4/4PPPP/BQNNRKRB w GE - 1 9",
+            [20, 479, 10_471, 273_318],
+        ),
+    ];
+    for (fen, counts) in cases {
+        for (depth, count) in (1..=4).zip(counts) {
+            assert_eq!(perft_chess960(fen, depth), Ok(count), "{fen} depth {depth}");
+        }
+    }
+}
+
+#[test]
+fn a_960_game_starts_alike_on_both_boards_and_castles_king_takes_rook() {
+    let settings = read(json!({"chess960": true})).unwrap();
+    assert_eq!(serde_json::to_value(&settings).unwrap(), json!({"chess960": true}));
+    // The same seed, the same start; the position number shows in the view.
+    let g = Bughouse::new_drawn(&settings, 1_000_000);
+    let number = u16::try_from(1_000_000 % 960).unwrap();
+    assert_eq!(g.view().chess960, Some(number));
+    assert_eq!(g.view().a.fen, g.view().b.fen);
+    assert_eq!(Bughouse::new_drawn(&settings, 1_000_000).view(), g.view());
+    // Position 0 (BBQNNRKR): once the f1 rook has left, white castles short as king takes
+    // rook (g1h1): the king stays on g1 and the h1 rook goes to f1.
+    let mut g = Bughouse::chess960(0);
+    assert_eq!(g.view().a.board[7], "BBQNNRKR");
+    assert!(!ucis(g.legal_moves(0)).contains("g1h1"), "f1 is taken");
+    play_all(&mut g, &[(0, "f2f4"), (1, "f7f5"), (0, "f1f3"), (1, "f8f6")]);
+    assert!(ucis(g.legal_moves(0)).contains("g1h1"), "{:?}", ucis(g.legal_moves(0)));
+    play(&mut g, 0, "g1h1");
+    assert_eq!(g.view().a.board[7], "BBQNNRK.");
+    assert_eq!(g.view().a.last_move.as_deref(), Some("g1h1"));
+    // Settings: 960 draws its own start.
+    let err = read(json!({"chess960": true, "start_position": {"A": START, "B": START}})).unwrap_err();
+    assert_eq!(err.field, "settings.chess960");
+    assert_eq!(read(json!({"chess960": "yes"})).unwrap_err().field, "settings.chess960");
+    // A table without 960 ignores the seed.
+    assert_eq!(
+        Bughouse::new_drawn(&BughouseSettings::default(), 7).view(),
+        start().view()
+    );
+}
+
+#[test]
+fn random_960_games_conserve_material_across_the_boards() {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    for game_number in 0..12 {
+        let number = u16::try_from(rng.below(960)).unwrap();
+        let mut g = Bughouse::chess960(number);
+        for _ in 0..200 {
+            if g.outcome().is_some() {
+                break;
+            }
+            let seats: Vec<Seat> = g.active_seats().iter().collect();
+            let seat = seats[rng.below(seats.len())];
+            let moves = g.legal_moves(seat);
+            if moves.is_empty() {
+                continue;
+            }
+            let m = moves[rng.below(moves.len())];
+            if let Err(err) = g.play(seat, &m) {
+                panic!("position {number}, game {game_number}: {} refused: {err:?}", m.uci);
+            }
+        }
+        for colour in [Color::White, Color::Black] {
+            assert_eq!(material(&g, colour), FULL_MATERIAL, "position {number}");
+        }
+    }
+}

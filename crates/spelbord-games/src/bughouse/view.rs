@@ -49,6 +49,9 @@ pub struct BughouseView {
     pub total_moves: u32,
     /// The total at which the game is drawn.
     pub move_limit: u32,
+    /// Bughouse 960: the number (0–959) of the position both boards started from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chess960: Option<u16>,
 }
 
 pub(super) fn fen_of(pos: &Crazyhouse) -> String {

@@ -195,3 +195,45 @@ async fn a_table_s_house_rules_refuse_the_drops_they_forbid() {
     let body: Value = response.json().await.expect("JSON");
     assert_eq!(body["error"]["field"], "settings.drop_checks", "{body}");
 }
+
+/// Issue 35: a Bughouse 960 table shows the position its first game will start from before
+/// anyone sits, starts both boards from it, castles king-takes-rook, and a restart rebuilds
+/// the game on the same position with its moves.
+#[tokio::test]
+async fn a_960_table_draws_its_start_shows_it_and_keeps_it_across_a_restart() {
+    let app = spawn_app().await;
+    let created = app
+        .create_table(json!({"game": "bughouse", "settings": {"seating": "chosen", "chess960": true}}))
+        .await;
+    let table = created["id"].as_str().expect("an id").to_owned();
+    let before = &created["table"]["state"];
+    let number = before["chess960"].as_u64().expect("the position to come");
+    assert!(number < 960, "{before}");
+    assert_eq!(before["A"]["fen"], before["B"]["fen"]);
+    let mut players = Vec::new();
+    for (seat, role) in ["A-white", "A-black", "B-white", "B-black"].iter().enumerate() {
+        let mut player = app.client(&table).await;
+        player.hello().await;
+        player.send(json!({"type": "sit", "seat": seat, "name": role})).await;
+        player.until("seated").await;
+        players.push(player);
+    }
+    let started = players[0].until("game_started").await;
+    assert_eq!(started["state"]["chess960"], json!(number), "{started}");
+    assert_eq!(
+        started["state"]["A"]["fen"], before["A"]["fen"],
+        "the start shown before"
+    );
+    // A pawn move on each board, then the app restarts.
+    for (seat, uci) in [(0, "b2b3"), (2, "g2g3")] {
+        players[seat].send(json!({"type": "move", "move": {"uci": uci}})).await;
+        players[seat].until("moved").await;
+    }
+    let fen_a = app.snapshot(&table).await["state"]["A"]["fen"].clone();
+    drop(players);
+    let app = app.restart().await;
+    let after = app.snapshot(&table).await;
+    assert_eq!(after["state"]["chess960"], json!(number), "{after}");
+    assert_eq!(after["state"]["A"]["fen"], fen_a, "the same position and moves");
+    assert_eq!(after["moves"].as_array().map(Vec::len), Some(2));
+}

@@ -105,6 +105,7 @@ function requestBody() {
     settings.simultaneous = choice("simultaneous");
   } else if (game === "bughouse") {
     // Sent only where they differ from the rule page's, as the server stores them.
+    if (choice("bughouse_start") === "chess960") settings.chess960 = true;
     if (choice("pawn_drops_on_seventh") === "false") settings.pawn_drops_on_seventh = false;
     if (choice("drop_checks") !== "allowed") settings.drop_checks = choice("drop_checks");
     if (choice("captured_promoted") !== "pawn") settings.captured_promoted = choice("captured_promoted");

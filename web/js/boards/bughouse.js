@@ -341,6 +341,8 @@ export function bughouse(page) {
       else sel = null;
     } else if (sel && sel.board === board) {
       if (sq === sel.from) sel = null;             // click again: deselect
+      // Bughouse 960 castles king takes rook: the king onto its own rook is the castling.
+      else if (colour === sel.colour && targets && targets.has(sq)) return submit(sel.seat, sel.from + sq);
       else if (colour === sel.colour) select();    // another of ours: select that one instead
       else if (targets && !targets.has(sq)) sel = null;
       else {
@@ -509,7 +511,10 @@ export function bughouse(page) {
     const node = parts[b].title;
     node.replaceChildren(el("span", "", t("bughouse.board", { board: b })));
     const note = view.own === b ? t("bughouse.your_board") : view.own ? t("bughouse.partner_board") : "";
-    node.append(el("small", "", [note, t("bughouse.moves", { count: st.move_count })].filter(Boolean).join(" · ")));
+    // Bughouse 960: the number of the start both boards share.
+    const number = page.table.state.chess960;
+    const start = number === undefined || number === null ? "" : t("bughouse.position960", { number });
+    node.append(el("small", "", [note, start, t("bughouse.moves", { count: st.move_count })].filter(Boolean).join(" · ")));
   }
 
   function renderStrip(node, b, colour) {
@@ -749,6 +754,7 @@ export function bughouse(page) {
     name: t("common.game.bughouse"),
     wide: true,
     settingsText: (s) => [
+      s.chess960 ? t("bughouse.settings.chess960") : "",
       s.start_position ? t("bughouse.settings.custom_start") : "",
       s.pawn_drops_on_seventh === false ? t("bughouse.settings.no_seventh") : "",
       s.drop_checks === "no_mate" ? t("bughouse.settings.no_drop_mate") : "",

@@ -17,7 +17,11 @@
 //!   king-takes-rook form `e1h1` is accepted too). No other field is allowed. Anything that
 //!   is not syntactically a UCI move is a decode error (serde). The board is the seat's
 //!   board. The move as stored in `last_move` and listed by [`Rules::legal_moves`] is
-//!   shakmaty's standard UCI (drops with an upper-case letter, castling as `e1g1`).
+//!   shakmaty's standard UCI (drops with an upper-case letter, castling as `e1g1`). At a
+//!   Bughouse 960 table castling is king takes rook (`g1h1`), in moves and listings alike.
+//! - **Bughouse 960** (`chess960`, [`chess960`]): each game starts from position
+//!   `seed % 960` on both boards, the seed drawn from the table and game number
+//!   ([`Rules::new_drawn`]); shown in the view as `chess960`.
 //! - **Pockets.** Each board has a white and a black pocket; the seat playing that colour on
 //!   that board drops from it. A capture on one board puts the captured piece, colour kept,
 //!   into the pocket of that colour **on the other board**, i.e. the capturer's partner's;

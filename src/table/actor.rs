@@ -427,10 +427,15 @@ impl TableActor {
             }
         };
         self.unlist();
-        // Released before the connections are told (1012, or 4000 when an operator closed
-        // the table), so that the node each client reconnects to can serve the table at
-        // once. Commands that come meanwhile are never handled: they are dropped with the
-        // inbox, unanswered.
+        // An idle table has nobody to tell: it closes at once, so that this node's registry
+        // serves the next request afresh while the lease is released.
+        if matches!(stop, Stop::Idle) {
+            inbox.close();
+        }
+        // Otherwise released before the connections are told (1012, or 4000 when an
+        // operator closed the table), so that the node each client reconnects to can serve
+        // the table at once. Commands that come meanwhile are never handled: they are
+        // dropped with the inbox, unanswered.
         if matches!(stop, Stop::Idle | Stop::HandOver | Stop::Closed)
             && let Some(lease) = self.store.lease()
             && let Err(err) = Box::pin(self.store.release_stopped_table(lease)).await

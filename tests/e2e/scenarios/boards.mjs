@@ -356,10 +356,40 @@ async function bughousePhone(s, h) {
   await until(p, () => /need N/.test(document.getElementById("team-log").textContent) && /need N/.test(document.querySelector(".bh-quick-last").textContent));
 }
 
+/**
+ * Bughouse 960 (issue 35) from the chosen position 96, BBQNRNKR: the title shows the
+ * position; once the f1 knight has left, A-white castles short by clicking the king, then
+ * the rook it castles with (Chess960 castling is king takes rook): the king stays on g1 and
+ * the h1 rook goes to f1, as both A players see.
+ */
+async function bughouse960Castling(s, h) {
+  const { until } = h;
+  const p = await fourSeated(s, h, { chess960: true, chess960_position: 96 });
+  const [ann, bo] = [p["A-white"], p["A-black"]];
+  await until(ann, () => /position 96/.test(document.querySelector(".bh-title").textContent));
+  await bhPiece(h, ann, "A", "h1", "white");
+  await ann.click('#board-A .sq[data-sq="f1"]');
+  await ann.click('#board-A .sq[data-sq="e3"]');
+  await bhPiece(h, bo, "A", "e3", "white");
+  await bo.click('#board-A .sq[data-sq="a7"]');
+  await bo.click('#board-A .sq[data-sq="a6"]');
+  await bhPiece(h, ann, "A", "a6", "black");
+  // The king, then its rook: castling.
+  await ann.click('#board-A .sq[data-sq="g1"]');
+  await ann.click('#board-A .sq[data-sq="h1"]');
+  for (const page of [ann, bo]) {
+    await until(page, () => {
+      const at = (sq) => document.querySelector(`#board-A .sq[data-sq="${sq}"] .cp.white`);
+      return at("g1") && at("f1") && !at("h1");
+    });
+  }
+}
+
 export default {
   "keyboard-krux": ["Krux: every kind of part with the keyboard alone; squares labelled (en, sv)", keyboardKrux],
   "defect-5-krux-danger": ["defect 5: Krux marks your pieces the opponent's next piece could drop into the hole; switchable, remembered", kruxDanger],
   "keyboard-bughouse": ["Bughouse: a move, a capture and a drop from the pocket with the keyboard alone; squares labelled (en, nb)", keyboardBughouse],
   "keyboard-bughouse-promotion": ["Bughouse: a promotion chosen with the keyboard", keyboardPromotion],
   "defect-9-bughouse-phone": ["defect 9: Bughouse on a phone shows both boards and the quick team-chat buttons on the first screen", bughousePhone],
+  "bughouse-960-castling": ["Bughouse 960: the position on the board's title; castling by clicking the king, then its rook", bughouse960Castling],
 };

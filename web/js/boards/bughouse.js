@@ -485,7 +485,8 @@ export function bughouse(page) {
     const sq = target && target.dataset.sq;
     if (!sq || !sel) sel = null;                                       // off the board (or the piece was taken)
     else if (sq === ended.from) { /* back on its square: it stays selected, a click then moves it */ }
-    else if (pieceColour(pieceAt(ended.board, sq)) === ended.colour) sel = null; // onto one of ours
+    // Onto one of ours: nothing, unless it is Bughouse 960 castling (the king onto its rook).
+    else if (pieceColour(pieceAt(ended.board, sq)) === ended.colour && !targetsOf(sel)?.has(sq)) sel = null;
     else return click(ended.board, sq, { detail: 1 });
     update();
   }

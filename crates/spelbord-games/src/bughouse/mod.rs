@@ -361,6 +361,10 @@ pub struct BughouseSettings {
     /// for that game, the same on both boards. Serialised only when set.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub chess960: bool,
+    /// Bughouse 960 from one chosen position (0–959) in every game, instead of a draw:
+    /// practice, or a position the players agreed on. Serialised only when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chess960_position: Option<u16>,
 }
 
 const START_FIELD: &str = "settings.start_position";
@@ -662,10 +666,27 @@ impl Rules for Bughouse {
                 "a Bughouse 960 table draws its own start: leave out start_position",
             ));
         }
+        let chess960_position = reader.take::<u16>("chess960_position")?;
+        match chess960_position {
+            Some(number) if number >= chess960::POSITIONS => {
+                return Err(SettingError::new(
+                    "settings.chess960_position",
+                    "must be a position number from 0 to 959",
+                ));
+            }
+            Some(_) if !chess960 => {
+                return Err(SettingError::new(
+                    "settings.chess960_position",
+                    "chooses a Bughouse 960 position: set \"chess960\": true as well",
+                ));
+            }
+            _ => {}
+        }
         Ok(BughouseSettings {
             start_position,
             house,
             chess960,
+            chess960_position,
         })
     }
 
@@ -701,7 +722,8 @@ impl Rules for Bughouse {
         if !settings.chess960 {
             return Bughouse::new(settings);
         }
-        let number = u16::try_from(seed % u64::from(chess960::POSITIONS)).unwrap_or(chess960::STANDARD);
+        let drawn = u16::try_from(seed % u64::from(chess960::POSITIONS)).unwrap_or(chess960::STANDARD);
+        let number = settings.chess960_position.unwrap_or(drawn);
         Bughouse::chess960(number).with_rules(settings.house)
     }
 

@@ -1113,6 +1113,27 @@ fn a_960_game_starts_alike_on_both_boards_and_castles_king_takes_rook() {
     let err = read(json!({"chess960": true, "start_position": {"A": START, "B": START}})).unwrap_err();
     assert_eq!(err.field, "settings.chess960");
     assert_eq!(read(json!({"chess960": "yes"})).unwrap_err().field, "settings.chess960");
+    // A chosen position: every game starts from it.
+    let fixed = read(json!({"chess960": true, "chess960_position": 96})).unwrap();
+    assert_eq!(
+        serde_json::to_value(&fixed).unwrap(),
+        json!({"chess960": true, "chess960_position": 96})
+    );
+    for seed in [0, 1, 12_345] {
+        assert_eq!(Bughouse::new_drawn(&fixed, seed).view().chess960, Some(96));
+    }
+    assert_eq!(Bughouse::new_drawn(&fixed, 0).view().a.board[7], "BBQNRNKR");
+    for value in [
+        json!({"chess960": true, "chess960_position": 960}),
+        json!({"chess960_position": 5}),
+        json!({"chess960": true, "chess960_position": -1}),
+    ] {
+        assert_eq!(
+            read(value.clone()).unwrap_err().field,
+            "settings.chess960_position",
+            "{value}"
+        );
+    }
     // A table without 960 ignores the seed.
     assert_eq!(
         Bughouse::new_drawn(&BughouseSettings::default(), 7).view(),

@@ -103,6 +103,7 @@ impl App {
         let per_minute =
             std::num::NonZeroU32::new(settings.limits.tables_per_minute).unwrap_or(std::num::NonZeroU32::MIN);
         let creations = Arc::new(governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)));
+        forget_quiet_creators(Arc::clone(&creations), shutdown.clone());
         let capacity = serve::capacity(settings.database.max_connections);
         tracing::info!(capacity, "connections the open-file limit allows");
         let clients = Clients::new(
@@ -174,4 +175,23 @@ impl App {
         }
         Ok(())
     }
+}
+
+/// Every minute, forgets the table-creation pace of the addresses that have not created a
+/// table lately: the limiter keeps a cell per address it has seen, which would otherwise
+/// grow with every address until the process restarts.
+fn forget_quiet_creators(creations: Arc<CreationLimiter>, shutdown: CancellationToken) {
+    tokio::spawn(async move {
+        let mut minutes = tokio::time::interval(std::time::Duration::from_secs(60));
+        minutes.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = shutdown.cancelled() => break,
+                _ = minutes.tick() => {
+                    creations.retain_recent();
+                    creations.shrink_to_fit();
+                }
+            }
+        }
+    });
 }

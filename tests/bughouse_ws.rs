@@ -165,14 +165,7 @@ async fn a_table_s_house_rules_refuse_the_drops_they_forbid() {
         "defaults are not written"
     );
     let table = created["id"].as_str().expect("an id").to_owned();
-    let mut players = Vec::new();
-    for (seat, role) in ["A-white", "A-black", "B-white", "B-black"].iter().enumerate() {
-        let mut player = app.client(&table).await;
-        player.hello().await;
-        player.send(json!({"type": "sit", "seat": seat, "name": role})).await;
-        player.until("seated").await;
-        players.push(player);
-    }
+    let mut players = app.seat_bughouse(&table).await;
     players[0].until("game_started").await;
     players[0].send(json!({"type": "move", "move": {"uci": "N@f7"}})).await;
     let refused = players[0].until("error").await;
@@ -210,14 +203,7 @@ async fn a_960_table_draws_its_start_shows_it_and_keeps_it_across_a_restart() {
     let number = before["chess960"].as_u64().expect("the position to come");
     assert!(number < 960, "{before}");
     assert_eq!(before["A"]["fen"], before["B"]["fen"]);
-    let mut players = Vec::new();
-    for (seat, role) in ["A-white", "A-black", "B-white", "B-black"].iter().enumerate() {
-        let mut player = app.client(&table).await;
-        player.hello().await;
-        player.send(json!({"type": "sit", "seat": seat, "name": role})).await;
-        player.until("seated").await;
-        players.push(player);
-    }
+    let mut players = app.seat_bughouse(&table).await;
     let started = players[0].until("game_started").await;
     assert_eq!(started["state"]["chess960"], json!(number), "{started}");
     assert_eq!(

@@ -257,16 +257,23 @@ impl TestApp {
             .await;
         let table = created["id"].as_str().expect("id").to_owned();
         let mut spectator = self.client(&table).await;
+        let players = self.seat_bughouse(&table).await;
+        spectator.until("game_started").await;
+        (table, players, spectator)
+    }
+
+    /// Four players who said hello and took the seats of Bughouse `table` in order, each
+    /// named after its role; the players by seat.
+    pub async fn seat_bughouse(&self, table: &str) -> Vec<Client> {
         let mut players = Vec::new();
         for (seat, role) in ["A-white", "A-black", "B-white", "B-black"].iter().enumerate() {
-            let mut player = self.client(&table).await;
+            let mut player = self.client(table).await;
             player.hello().await;
             player.send(json!({"type": "sit", "seat": seat, "name": role})).await;
             player.until("seated").await;
             players.push(player);
         }
-        spectator.until("game_started").await;
-        (table, players, spectator)
+        players
     }
 
     /// Starts another server (another node of the same cluster) on this one's database;

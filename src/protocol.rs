@@ -125,6 +125,12 @@ pub enum ClientMsg {
     DeclineUndo {
         seat: Option<Seat>,
     },
+    /// Joins the queue of a rotating table (people waiting for a seat, in order of arrival).
+    JoinQueue {
+        name: Option<String>,
+    },
+    /// Leaves that queue.
+    LeaveQueue,
     /// Asks for a `pong` (an application-level liveness check).
     Ping,
     /// Asks which moves a seat the connection holds may play now (answered to this
@@ -162,6 +168,8 @@ pub const CLIENT_TYPES: &[&str] = &[
     "offer_undo",
     "accept_undo",
     "decline_undo",
+    "join_queue",
+    "leave_queue",
     "ping",
     "legal_moves",
 ];
@@ -395,6 +403,16 @@ pub enum ErrorCode {
     NoSuchLine,
     /// `report` with a reason too long or with control characters.
     BadReport,
+    /// `join_queue` at a table where the same players play on (`rotation: fixed`).
+    NoQueue,
+    /// `join_queue` while a seat is free to take.
+    SeatFree,
+    /// `join_queue` by a person already waiting.
+    AlreadyQueued,
+    /// `leave_queue` by a person who is not waiting.
+    NotQueued,
+    /// `join_queue` when the queue holds as many people as it may.
+    QueueFull,
 }
 
 /// A seat as everyone sees it.
@@ -591,6 +609,40 @@ pub struct TableSnapshot {
     /// The table's recent chat (its last 100 lines, oldest first); team chat is never here
     /// but in the `welcome` of the team's players.
     pub chat: Vec<ChatView>,
+    /// At a rotating table: the queue and each person's standings; absent elsewhere.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<RotationView>,
+}
+
+/// A rotating table's queue and standings.
+#[derive(Debug, Clone, Serialize)]
+pub struct RotationView {
+    /// `winners_stay` or `rotate`.
+    pub mode: &'static str,
+    /// `keep` or `draw`.
+    pub partners: &'static str,
+    /// The people waiting, first first.
+    pub queue: Vec<WaitingView>,
+    /// Every person who played here, best first.
+    pub standings: Vec<PersonStandingView>,
+}
+
+/// A person waiting for a seat (never their token or key).
+#[derive(Debug, Clone, Serialize)]
+pub struct WaitingView {
+    pub name: String,
+    pub connected: bool,
+}
+
+/// One person's record at a rotating table.
+#[derive(Debug, Clone, Serialize)]
+pub struct PersonStandingView {
+    pub name: String,
+    pub played: u32,
+    pub won: u32,
+    pub drawn: u32,
+    pub lost: u32,
+    pub points: u32,
 }
 
 /// A message from the server. Every one carries the table's `version`: events raise it by
@@ -617,6 +669,9 @@ pub enum ServerMsg {
         /// The recent team chat this player was on the team for (the last 100 lines, oldest
         /// first); `[]` at tables without teams.
         team_chat: Vec<ChatView>,
+        /// At a rotating table, while this player waits: their place in the queue (1 first).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        queue_place: Option<usize>,
     },
     Seated {
         version: u64,
@@ -697,6 +752,21 @@ pub enum ServerMsg {
         /// otherwise.
         #[serde(skip_serializing_if = "Option::is_none")]
         unrated: Option<crate::ratings::Unrated>,
+    },
+    /// The queue of a rotating table changed (someone joined or left it, or came or went).
+    Queue {
+        version: u64,
+        queue: Vec<WaitingView>,
+    },
+    /// A rotating table seated its next game: who stepped out and who came in, every
+    /// seat as it is now, the queue and the standings.
+    Rotated {
+        version: u64,
+        seats: Vec<SeatView>,
+        stepped_out: Vec<String>,
+        came_in: Vec<String>,
+        queue: Vec<WaitingView>,
+        standings: Vec<PersonStandingView>,
     },
     /// The series is decided (after its last `game_over`).
     SeriesOver {

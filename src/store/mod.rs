@@ -24,6 +24,7 @@ pub mod leases;
 pub mod lobby;
 pub mod local_pg;
 pub mod moderation;
+pub mod queue;
 pub mod ratings;
 pub mod records;
 pub mod retention;

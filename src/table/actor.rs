@@ -21,6 +21,7 @@ mod premove;
 mod presence;
 mod ratings;
 mod restore;
+mod rotation;
 mod seating;
 mod series;
 mod undo;
@@ -240,6 +241,8 @@ pub struct TableActor {
     /// Every seat was taken before the table opened (the lobby paired its people): the
     /// first game starts when all are here, and at this instant the absent lose their seats.
     arrivals_until: Option<Instant>,
+    /// At a rotating table: its queue, standings and games in a row (`rotation.rs`).
+    rotation: Option<Box<rotation::RotationState>>,
 }
 
 /// The next bot answer, once the table has a bot channel (until then, never).
@@ -261,6 +264,7 @@ impl TableActor {
         } = services;
         let seat_count = settings.game.seat_count();
         let settings_listed = settings.listed;
+        let settings_rotates = settings.rotation != crate::table::rotation::Rotation::Fixed;
         TableActor {
             gauge: crate::metrics::TableGauge::new(settings.kind().id()),
             move_metrics: crate::metrics::MoveMetrics::new(settings.kind().id()),
@@ -296,6 +300,7 @@ impl TableActor {
             listing_dirty: settings_listed,
             listings,
             arrivals_until: None,
+            rotation: (settings_rotates).then(Box::default),
         }
     }
 
@@ -518,6 +523,8 @@ impl TableActor {
                 Ok(())
             }
             ClientMsg::LegalMoves { seat } => self.legal_moves(conn, seat, reference),
+            ClientMsg::JoinQueue { name } => Box::pin(self.join_queue(conn, name)).await,
+            ClientMsg::LeaveQueue => Box::pin(self.leave_queue(conn)).await,
             ClientMsg::Sit { seat, name } => self.sit(conn, seat, name).await,
             ClientMsg::Stand { seat } => self.stand(conn, seat).await,
             // Boxed: its store transaction would make every command's work larger.
@@ -606,6 +613,7 @@ impl TableActor {
             version: self.version,
             seats: self.seats.held_by(&token.key()),
             team_chat: self.chat.team_lines_for(&token.key()),
+            queue_place: self.queue_place(&token.key()),
             token: token.expose().to_owned(),
         };
         self.send_to(conn, &welcome);
@@ -746,6 +754,7 @@ impl TableActor {
                 .as_ref()
                 .map_or_else(Vec::new, |current| current.undo_agreed.clone()),
             chat: self.chat.public(),
+            rotation: self.rotation_view(),
         }
     }
 

@@ -11,6 +11,7 @@
 //! - [`time_control`]: the time control a host chooses.
 //! - [`settings`]: table-level settings and the game's, validated.
 //! - [`registry`]: the running tables by id.
+//! - [`rotation`]: who plays next when more people than seats are at a table.
 
 pub mod actor;
 pub mod chat_log;
@@ -23,6 +24,7 @@ pub mod msg;
 pub mod queue;
 pub mod quota;
 pub mod registry;
+pub mod rotation;
 pub mod seats;
 pub mod settings;
 pub mod time_control;

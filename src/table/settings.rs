@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 use super::time_control::TimeControl;
 use crate::bots::Strength;
 use crate::games::{AnySettings, GameKind, Seat, SettingError, SettingsReader, settings_map};
+use super::rotation::{Partners, Rotation};
 use crate::series::{NextFirst, SeriesFormat};
 
 /// How players end up in the seats (and so who moves first).
@@ -87,6 +88,10 @@ pub struct TableSettings {
     /// How long a seated player may be away before `on_absence` applies.
     pub grace: Duration,
     pub on_absence: OnAbsence,
+    /// Who plays the next game when more people than seats are at the table.
+    pub rotation: Rotation,
+    /// Whether partners stay together as people rotate.
+    pub partners: Partners,
     pub game: AnySettings,
 }
 
@@ -195,8 +200,11 @@ impl TableSettings {
                 return Err(SettingError::new("settings.undo", refusal));
             }
         }
+        let (rotation, partners) = read_rotation(&mut reader, kind, rated, series)?;
         reader.finish()?;
         Ok(TableSettings {
+            rotation,
+            partners,
             series,
             next_first,
             series_pause: Duration::from_secs(series_pause),
@@ -252,8 +260,53 @@ impl TableSettings {
         map.insert("rated".into(), Value::from(self.rated));
         map.insert("undo".into(), Value::from(self.undo));
         map.insert("listed".into(), Value::from(self.listed));
+        // Only at a rotating table: every other table's settings read as before.
+        if self.rotation != Rotation::Fixed {
+            map.insert("rotation".into(), Value::from(self.rotation.id()));
+            map.insert("partners".into(), Value::from(self.partners.id()));
+        }
         Value::Object(map)
     }
+}
+
+/// Reads `rotation` and `partners`: a Bughouse table may let more people than seats take
+/// turns (casual, single games: each person's standings are the table's record).
+fn read_rotation(
+    reader: &mut SettingsReader,
+    kind: GameKind,
+    rated: bool,
+    series: SeriesFormat,
+) -> Result<(Rotation, Partners), SettingError> {
+    let rotation = Rotation::from_id(reader.take_choice("rotation", Rotation::NAMES)?).unwrap_or(Rotation::Fixed);
+    let partners = reader.take::<Value>("partners")?;
+    if rotation == Rotation::Fixed {
+        if partners.is_some() {
+            return Err(SettingError::new(
+                "settings.partners",
+                "applies only where people take turns: set \"rotation\" too",
+            ));
+        }
+        return Ok((rotation, Partners::Keep));
+    }
+    let refusal = if kind != GameKind::Bughouse {
+        Some("is offered for Bughouse only")
+    } else if rated {
+        Some("is not allowed at a rated table (its games are casual: standings are per person)")
+    } else if series != SeriesFormat::Single {
+        Some("plays single games (each person's standings are the table's record): leave out \"series\"")
+    } else {
+        None
+    };
+    if let Some(refusal) = refusal {
+        return Err(SettingError::new("settings.rotation", refusal));
+    }
+    let partners = match partners {
+        None => Partners::Keep,
+        Some(value) => value.as_str().and_then(Partners::from_id).ok_or_else(|| {
+            SettingError::new("settings.partners", "must be one of \"keep\", \"draw\"")
+        })?,
+    };
+    Ok((rotation, partners))
 }
 
 /// Reads a true/false setting, false when absent.
@@ -460,5 +513,50 @@ mod bughouse_tests {
         .unwrap();
         assert_eq!(fischer.time_control.increment(), Duration::from_secs(2));
         assert_eq!(fischer.game.seat_roles(), ["A-white", "A-black", "B-white", "B-black"]);
+    }
+}
+
+#[cfg(test)]
+mod rotation_tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_bughouse_table_may_rotate_and_reads_back_the_same() {
+        let settings = TableSettings::read("bughouse", Some(json!({"rotation": "rotate", "partners": "draw"}))).unwrap();
+        assert_eq!(settings.rotation, Rotation::Rotate);
+        assert_eq!(settings.partners, Partners::Draw);
+        let stored = settings.to_json();
+        assert_eq!(stored["rotation"], "rotate");
+        assert_eq!(stored["partners"], "draw");
+        let again = TableSettings::read("bughouse", Some(stored)).unwrap();
+        assert_eq!((again.rotation, again.partners), (Rotation::Rotate, Partners::Draw));
+        // Partners are kept unless said otherwise.
+        let kept = TableSettings::read("bughouse", Some(json!({"rotation": "winners_stay"}))).unwrap();
+        assert_eq!(kept.partners, Partners::Keep);
+    }
+
+    #[test]
+    fn a_fixed_table_stores_no_rotation_keys() {
+        let settings = TableSettings::read("bughouse", None).unwrap();
+        assert_eq!(settings.rotation, Rotation::Fixed);
+        assert!(settings.to_json().get("rotation").is_none());
+        assert!(settings.to_json().get("partners").is_none());
+    }
+
+    #[test]
+    fn rotation_is_refused_where_it_has_no_meaning() {
+        let cases = [
+            ("gomoku", json!({"rotation": "rotate"}), "settings.rotation"),
+            ("bughouse", json!({"rotation": "rotate", "rated": true}), "settings.rotation"),
+            ("bughouse", json!({"rotation": "rotate", "series": "best_of_3"}), "settings.rotation"),
+            ("bughouse", json!({"rotation": "sometimes"}), "settings.rotation"),
+            ("bughouse", json!({"partners": "draw"}), "settings.partners"),
+            ("bughouse", json!({"rotation": "rotate", "partners": "swap"}), "settings.partners"),
+        ];
+        for (game, settings, field) in cases {
+            let err = TableSettings::read(game, Some(settings.clone())).unwrap_err();
+            assert_eq!(err.field, field, "{game} {settings}: {}", err.message);
+        }
     }
 }

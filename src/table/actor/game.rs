@@ -157,7 +157,7 @@ impl TableActor {
         if let Some(result) = finished {
             let ratings = self.rating_changes(rating.changes);
             self.announce_game_over(result, clock_view, series, ratings, rating.unrated);
-            self.after_game_over();
+            self.after_game_over().await;
         }
         Ok(())
     }
@@ -189,7 +189,7 @@ impl TableActor {
     /// Ends the game in progress with `outcome`: clocks stopped, stored first, then announced.
     pub(super) async fn end_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
         self.close_game(outcome).await?;
-        self.after_game_over();
+        self.after_game_over().await;
         Ok(())
     }
 

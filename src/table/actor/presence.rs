@@ -139,6 +139,7 @@ impl TableActor {
                 away_ms,
             });
         }
+        self.sync_queue_presence();
         // A person back at a table whose bots waited for one: they think again.
         if someone_back {
             self.wake_bots();

@@ -85,6 +85,9 @@ impl TableActor {
         }
         actor.refresh_ratings().await;
         actor.chat = actor.load_chat().await?;
+        if actor.rotation.is_some() {
+            actor.rotation = Some(Box::new(actor.load_rotation().await?));
+        }
         if let Some(game) = game {
             let ended_at = game.result.as_ref().map(|result| result.ended_at);
             let (current, series) = actor.replay(game).await?;
@@ -93,7 +96,9 @@ impl TableActor {
             // A series between two games: its pause runs from the game's stored end, as
             // clocks run from their stored deadline (a restart does not lengthen it).
             let finished = actor.current.as_ref().is_some_and(|c| c.game.outcome().is_some());
-            if finished && !actor.series_decided() {
+            // A rotating table plays on by itself once its seats are held.
+            let rotating_on = actor.rotation.is_some() && actor.seats.is_full();
+            if finished && (!actor.series_decided() || rotating_on) {
                 let pause = actor.settings.series_pause;
                 let left = ended_at.map_or(pause, |ended_at| pause_left(pause, ended_at));
                 actor.interlude.next_game_at = Some(Instant::now() + left);
@@ -106,6 +111,44 @@ impl TableActor {
         actor.wake_bots();
         crate::metrics::table_restored(actor.settings.kind().id());
         Ok(actor.start(shutdown, tracker))
+    }
+
+    /// A rotating table's queue, standings and games in a row, read back.
+    async fn load_rotation(&self) -> Result<super::rotation::RotationState, StoreError> {
+        let queue = self
+            .store
+            .load_queue(&self.id)
+            .await?
+            .into_iter()
+            .filter_map(|row| {
+                Some(crate::table::rotation::Waiting {
+                    key: PlayerKey::from_bytes(&row.player_key)?,
+                    name: row.name,
+                })
+            })
+            .collect();
+        let games: Vec<_> = self
+            .store
+            .person_games(&self.id)
+            .await?
+            .into_iter()
+            .filter_map(|row| {
+                use crate::table::rotation::PersonResult;
+                let result = match row.result.as_deref() {
+                    Some("won") => Some(PersonResult::Won),
+                    Some("lost") => Some(PersonResult::Lost),
+                    Some("drawn") => Some(PersonResult::Drawn),
+                    _ => None,
+                };
+                Some((
+                    u32::try_from(row.number).ok()?,
+                    PlayerKey::from_bytes(&row.player_key)?,
+                    row.name,
+                    result,
+                ))
+            })
+            .collect();
+        Ok(super::rotation::RotationState::restored(queue, &games))
     }
 
     /// Replays a stored game (its records, take-backs included) through the rules and

@@ -72,12 +72,13 @@ impl TableActor {
 
     /// `name`, or `name (2)`, `name (3)`... when a player seated elsewhere than `own`
     /// already shows it (letter case aside), so that two players never look the same.
-    fn distinct_name(&self, name: String, own: Option<Seat>) -> String {
+    pub(super) fn distinct_name(&self, name: String, own: Option<Seat>) -> String {
         let taken: Vec<String> = self
             .seats
             .iter()
             .filter(|(seat, _)| Some(*seat) != own)
             .filter_map(|(_, holder)| holder.map(|h| h.name().to_lowercase()))
+            .chain(self.queued_names().iter().map(|name| name.to_lowercase()))
             .collect();
         if !taken.contains(&name.to_lowercase()) {
             return name;
@@ -282,6 +283,8 @@ impl TableActor {
         self.interlude.rematch.clear();
         self.event(|version| ServerMsg::Stood { version, seat });
         self.sync_presence();
+        // At a rotating table the first person waiting takes the seat.
+        Box::pin(self.seat_waiting_between_games()).await;
         Ok(())
     }
 
@@ -397,6 +400,7 @@ impl TableActor {
         self.series = Some(series);
         self.interlude = Interlude::default();
         self.seats = seats;
+        self.count_games_in_a_row();
         self.premoves = vec![None; self.seats.count()];
         let game = self
             .settings

@@ -125,7 +125,7 @@ impl TableActor {
 
     /// After a game ended (stored, counted and announced): the series is over, or its
     /// next game is announced after the pause.
-    pub(super) fn after_game_over(&mut self) {
+    pub(super) async fn after_game_over(&mut self) {
         // The finished game's line stays for snapshots; the room kept for more moves goes.
         if let Some(current) = self.current.as_mut() {
             current.moves.shrink_to_fit();
@@ -135,13 +135,18 @@ impl TableActor {
             if let Some(series) = self.series_view() {
                 self.event(|version| ServerMsg::SeriesOver { version, series });
             }
+            // A rotating table seats its next game and plays on by itself.
+            if self.rotation.is_some() {
+                Box::pin(self.rotate_after_game()).await;
+            }
             return;
         }
         self.start_pause();
     }
 
-    /// Starts the pause before the series' next game, and announces it.
-    fn start_pause(&mut self) {
+    /// Starts the pause before the series' (or a rotating table's) next game, and
+    /// announces it.
+    pub(super) fn start_pause(&mut self) {
         let pause = self.settings.series_pause;
         self.interlude.next_game_at = Some(Instant::now() + pause);
         let game_number = self.current.as_ref().map_or(1, |current| current.number + 1);
@@ -189,6 +194,9 @@ impl TableActor {
     /// series waits one reconnect grace for one of them (`TableActor::waiting_for_players`),
     /// and when that too runs out with nobody back, it ends early, scored as it stands.
     pub(super) async fn pause_over(&mut self) {
+        if self.rotation.is_some() {
+            return Box::pin(self.rotation_pause_over()).await;
+        }
         if !self.no_player_here() {
             self.waiting_for_players = false;
             self.start_next_game().await;
@@ -237,6 +245,9 @@ impl TableActor {
 
     /// Starts the next game of the series in play (the pause ended or everyone is ready).
     pub(super) async fn start_next_game(&mut self) {
+        if self.rotation.is_some() {
+            return Box::pin(self.start_rotated_game()).await;
+        }
         let (seats, swapped) = self.next_seating();
         match self.store_start(seats, StartPlan::Continue { swapped }).await {
             Ok(start) => {

@@ -1,0 +1,162 @@
+//! Rotating tables (`table::rotation`): the queue of people waiting for a seat, a
+//! rotation's new seating stored with the queue in one transaction, and what a restarted
+//! table reads back (the queue, and each person's games at the table for standings and
+//! games in a row). Every write is fenced with the table's lease.
+
+use super::{Store, StoreError};
+
+/// A person waiting, as stored.
+#[derive(Debug, Clone)]
+pub struct QueueRow {
+    pub player_key: Vec<u8>,
+    pub name: String,
+}
+
+/// A seat holder to store with a rotation: a person (`player_key`) or a bot (`bot`).
+#[derive(Debug, Clone)]
+pub struct RotatedSeat<'a> {
+    pub seat: u8,
+    pub player_key: Option<&'a [u8]>,
+    pub name: &'a str,
+    pub bot: Option<&'a str>,
+}
+
+/// One person's part in one game at a table.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct PersonGameRow {
+    /// The game's number at the table.
+    pub number: i32,
+    pub player_key: Vec<u8>,
+    pub name: String,
+    /// `won`, `lost`, `drawn`; `None` for a game aborted or still in play.
+    pub result: Option<String>,
+}
+
+impl Store {
+    /// Puts a person at the end of the table's queue.
+    pub async fn join_queue(&self, table_id: &str, player_key: &[u8], name: &str) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("join_queue");
+        let (table, node, epoch) = self.lease_args();
+        sqlx::query(
+            "INSERT INTO table_queue (table_id, player_key, name, place)
+             SELECT $1, $2, $3, coalesce(max(place) + 1, 0) FROM table_queue
+              WHERE table_id = $1
+             HAVING spelbord_hold_lease($4, $5, $6)",
+        )
+        .bind(table_id)
+        .bind(player_key)
+        .bind(name)
+        .bind(table)
+        .bind(node)
+        .bind(epoch)
+        .execute(self.pool())
+        .await
+        .map_err(|err| self.write_error(err))?;
+        Ok(())
+    }
+
+    /// Takes a person out of the table's queue.
+    pub async fn leave_queue(&self, table_id: &str, player_key: &[u8]) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("leave_queue");
+        let (table, node, epoch) = self.lease_args();
+        sqlx::query(
+            "DELETE FROM table_queue WHERE table_id = $1 AND player_key = $2 AND spelbord_hold_lease($3, $4, $5)",
+        )
+        .bind(table_id)
+        .bind(player_key)
+        .bind(table)
+        .bind(node)
+        .bind(epoch)
+        .execute(self.pool())
+        .await
+        .map_err(|err| self.write_error(err))?;
+        Ok(())
+    }
+
+    /// Stores a rotation: the table's seats are `seats` (every seat not listed is free)
+    /// and its queue is `queue`, in this order; one transaction.
+    pub async fn store_rotation(
+        &self,
+        table_id: &str,
+        seats: &[RotatedSeat<'_>],
+        queue: &[(&[u8], &str)],
+    ) -> Result<(), StoreError> {
+        let _timer = crate::metrics::DbWrite::start("store_rotation");
+        let (table, node, epoch) = self.lease_args();
+        let mut tx = self.pool().begin().await.map_err(|err| self.write_error(err))?;
+        sqlx::query("SELECT spelbord_hold_lease($1, $2, $3)")
+            .bind(table)
+            .bind(node)
+            .bind(epoch)
+            .execute(&mut *tx)
+            .await
+            .map_err(|err| self.write_error(err))?;
+        sqlx::query("DELETE FROM seats WHERE table_id = $1")
+            .bind(table_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(|err| self.write_error(err))?;
+        for seat in seats {
+            sqlx::query("INSERT INTO seats (table_id, seat, player_key, name, bot) VALUES ($1, $2, $3, $4, $5)")
+                .bind(table_id)
+                .bind(i16::from(seat.seat))
+                .bind(seat.player_key)
+                .bind(seat.name)
+                .bind(seat.bot)
+                .execute(&mut *tx)
+                .await
+                .map_err(|err| self.write_error(err))?;
+        }
+        sqlx::query("DELETE FROM table_queue WHERE table_id = $1")
+            .bind(table_id)
+            .execute(&mut *tx)
+            .await
+            .map_err(|err| self.write_error(err))?;
+        for (place, (key, name)) in (0i32..).zip(queue) {
+            sqlx::query("INSERT INTO table_queue (table_id, player_key, name, place) VALUES ($1, $2, $3, $4)")
+                .bind(table_id)
+                .bind(*key)
+                .bind(*name)
+                .bind(place)
+                .execute(&mut *tx)
+                .await
+                .map_err(|err| self.write_error(err))?;
+        }
+        tx.commit().await.map_err(|err| self.write_error(err))?;
+        Ok(())
+    }
+
+    /// The table's queue, first waiting first.
+    pub async fn load_queue(&self, table_id: &str) -> Result<Vec<QueueRow>, StoreError> {
+        let rows: Vec<(Vec<u8>, String)> = sqlx::query_as(
+            "SELECT player_key, name FROM table_queue WHERE table_id = $1 ORDER BY place, joined_at",
+        )
+        .bind(table_id)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(player_key, name)| QueueRow { player_key, name })
+            .collect())
+    }
+
+    /// Every person's part in every game at the table, oldest game first (a table holds
+    /// a bounded number of games: `quotas.games_per_table`).
+    pub async fn person_games(&self, table_id: &str) -> Result<Vec<PersonGameRow>, StoreError> {
+        let rows = sqlx::query_as(
+            "SELECT g.number, gp.player_key, gp.name,
+                    CASE WHEN r.outcome = 'win' AND gp.seat = ANY (r.winners) THEN 'won'
+                         WHEN r.outcome = 'win' THEN 'lost'
+                         WHEN r.outcome = 'draw' THEN 'drawn' END AS result
+               FROM games g
+               JOIN game_players gp ON gp.game_id = g.id
+               LEFT JOIN results r ON r.game_id = g.id
+              WHERE g.table_id = $1 AND gp.player_key IS NOT NULL
+              ORDER BY g.number, gp.seat",
+        )
+        .bind(table_id)
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows)
+    }
+}

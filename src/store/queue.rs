@@ -128,12 +128,11 @@ impl Store {
 
     /// The table's queue, first waiting first.
     pub async fn load_queue(&self, table_id: &str) -> Result<Vec<QueueRow>, StoreError> {
-        let rows: Vec<(Vec<u8>, String)> = sqlx::query_as(
-            "SELECT player_key, name FROM table_queue WHERE table_id = $1 ORDER BY place, joined_at",
-        )
-        .bind(table_id)
-        .fetch_all(self.pool())
-        .await?;
+        let rows: Vec<(Vec<u8>, String)> =
+            sqlx::query_as("SELECT player_key, name FROM table_queue WHERE table_id = $1 ORDER BY place, joined_at")
+                .bind(table_id)
+                .fetch_all(self.pool())
+                .await?;
         Ok(rows
             .into_iter()
             .map(|(player_key, name)| QueueRow { player_key, name })

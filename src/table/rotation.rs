@@ -17,7 +17,6 @@
 //! Newcomers take the freed seats in queue order, seat by seat; with [`Partners::Draw`]
 //! the four players are then seated by lot (new partners, boards and colours).
 
-
 use super::seats::{Holder, Seats};
 use crate::games::Seat;
 use crate::identity::PlayerKey;

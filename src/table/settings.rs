@@ -8,10 +8,10 @@ use serde_json::{Map, Value};
 
 use std::collections::BTreeMap;
 
+use super::rotation::{Partners, Rotation};
 use super::time_control::TimeControl;
 use crate::bots::Strength;
 use crate::games::{AnySettings, GameKind, Seat, SettingError, SettingsReader, settings_map};
-use super::rotation::{Partners, Rotation};
 use crate::series::{NextFirst, SeriesFormat};
 
 /// How players end up in the seats (and so who moves first).
@@ -302,9 +302,10 @@ fn read_rotation(
     }
     let partners = match partners {
         None => Partners::Keep,
-        Some(value) => value.as_str().and_then(Partners::from_id).ok_or_else(|| {
-            SettingError::new("settings.partners", "must be one of \"keep\", \"draw\"")
-        })?,
+        Some(value) => value
+            .as_str()
+            .and_then(Partners::from_id)
+            .ok_or_else(|| SettingError::new("settings.partners", "must be one of \"keep\", \"draw\""))?,
     };
     Ok((rotation, partners))
 }
@@ -523,7 +524,8 @@ mod rotation_tests {
 
     #[test]
     fn a_bughouse_table_may_rotate_and_reads_back_the_same() {
-        let settings = TableSettings::read("bughouse", Some(json!({"rotation": "rotate", "partners": "draw"}))).unwrap();
+        let settings =
+            TableSettings::read("bughouse", Some(json!({"rotation": "rotate", "partners": "draw"}))).unwrap();
         assert_eq!(settings.rotation, Rotation::Rotate);
         assert_eq!(settings.partners, Partners::Draw);
         let stored = settings.to_json();
@@ -548,11 +550,23 @@ mod rotation_tests {
     fn rotation_is_refused_where_it_has_no_meaning() {
         let cases = [
             ("gomoku", json!({"rotation": "rotate"}), "settings.rotation"),
-            ("bughouse", json!({"rotation": "rotate", "rated": true}), "settings.rotation"),
-            ("bughouse", json!({"rotation": "rotate", "series": "best_of_3"}), "settings.rotation"),
+            (
+                "bughouse",
+                json!({"rotation": "rotate", "rated": true}),
+                "settings.rotation",
+            ),
+            (
+                "bughouse",
+                json!({"rotation": "rotate", "series": "best_of_3"}),
+                "settings.rotation",
+            ),
             ("bughouse", json!({"rotation": "sometimes"}), "settings.rotation"),
             ("bughouse", json!({"partners": "draw"}), "settings.partners"),
-            ("bughouse", json!({"rotation": "rotate", "partners": "swap"}), "settings.partners"),
+            (
+                "bughouse",
+                json!({"rotation": "rotate", "partners": "swap"}),
+                "settings.partners",
+            ),
         ];
         for (game, settings, field) in cases {
             let err = TableSettings::read(game, Some(settings.clone())).unwrap_err();

@@ -137,9 +137,9 @@ impl TableActor {
 
     /// The names of the people waiting (names are told apart from the seated ones).
     pub(super) fn queued_names(&self) -> Vec<String> {
-        self.rotation
-            .as_deref()
-            .map_or_else(Vec::new, |rotation| rotation.queue.iter().map(|w| w.name.clone()).collect())
+        self.rotation.as_deref().map_or_else(Vec::new, |rotation| {
+            rotation.queue.iter().map(|w| w.name.clone()).collect()
+        })
     }
 
     pub(super) async fn join_queue(&mut self, conn: ConnId, name: Option<String>) -> Result<(), Refusal> {
@@ -272,7 +272,10 @@ impl TableActor {
     /// game is seated by the table's rule (stored, then announced); when every seat is
     /// held, the next game starts after the pause.
     pub(super) async fn rotate_after_game(&mut self) {
-        let outcome = self.current.as_ref().and_then(|current| current.game.outcome().cloned());
+        let outcome = self
+            .current
+            .as_ref()
+            .and_then(|current| current.game.outcome().cloned());
         let Some(outcome) = outcome else { return };
         let winners: Option<Vec<Seat>> = match &outcome.result {
             GameResult::Win { winners } => Some(winners.clone()),

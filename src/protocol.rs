@@ -483,8 +483,9 @@ pub struct ChatView {
     /// The line's id (what `report` names it by); lines are numbered in the order they
     /// were said, across the server.
     pub id: i64,
-    /// The speaker's seat when they said it.
-    pub seat: Seat,
+    /// The speaker's seat when they said it; `null` for a person waiting in a rotating
+    /// table's queue.
+    pub seat: Option<Seat>,
     /// The speaker's name as shown then.
     pub name: String,
     pub text: String,
@@ -826,7 +827,8 @@ pub enum ServerMsg {
         version: u64,
         /// The line's id, for `report`.
         id: i64,
-        seat: Seat,
+        /// `null` for a person waiting in a rotating table's queue.
+        seat: Option<Seat>,
         name: String,
         text: String,
     },

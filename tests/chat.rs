@@ -233,7 +233,7 @@ async fn a_table_stores_only_the_chat_it_shows() {
     for n in 0..CHAT_KEPT + 30 {
         let text = format!("line {n}");
         let public = ChatRecord {
-            seat: 0,
+            seat: Some(0),
             name: "Anna",
             text: &text,
             team: None,
@@ -243,7 +243,7 @@ async fn a_table_stores_only_the_chat_it_shows() {
         store.append_chat(table.id(), &public).await.expect("stored");
         if n % 2 == 0 {
             let team = ChatRecord {
-                seat: 0,
+                seat: Some(0),
                 name: "Anna",
                 text: &text,
                 team: Some(0),

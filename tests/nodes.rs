@@ -304,7 +304,7 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
         .await
         .expect("the holder takes back");
     let line = |text| ChatRecord {
-        seat: 0,
+        seat: Some(0),
         name: "Ann",
         text,
         team: None,

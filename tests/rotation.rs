@@ -328,6 +328,19 @@ async fn queue_requests_out_of_place_are_refused_and_change_nothing() {
     early.sync().await;
     early.send(json!({"type": "join_queue"})).await;
     early.expect_error("already_queued").await;
+    // A person waiting chats with the table (no seat); one only watching does not.
+    early.send(json!({"type": "chat", "text": "next!"})).await;
+    let line = ada.client.until("chat").await;
+    assert_eq!(
+        (line["seat"].clone(), line["name"].clone()),
+        (Value::Null, json!("ada (2)")),
+        "{line}"
+    );
+    let mut watcher = app.client(&table).await;
+    watcher.hello().await;
+    watcher.send(json!({"type": "chat", "text": "hi"})).await;
+    watcher.expect_error("not_seated").await;
+    early.sync().await;
     early.send(json!({"type": "leave_queue"})).await;
     early.until("queue").await;
     early.sync().await;

@@ -10,7 +10,8 @@ pub const CHAT_KEPT: usize = 100;
 /// A chat line to store.
 #[derive(Debug, Clone)]
 pub struct ChatRecord<'a> {
-    pub seat: u8,
+    /// `None` for a person waiting in a rotating table's queue (stored as -1).
+    pub seat: Option<u8>,
     pub name: &'a str,
     pub text: &'a str,
     /// `None` for table chat; the team's number for team chat.
@@ -61,7 +62,7 @@ impl Store {
              SELECT id FROM added",
         )
         .bind(table_id)
-        .bind(i16::from(line.seat))
+        .bind(line.seat.map_or(-1, i16::from))
         .bind(line.name)
         .bind(line.text)
         .bind(line.team.map(i16::from))

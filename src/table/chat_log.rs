@@ -42,7 +42,14 @@ impl ChatLog {
         let mut rows: Vec<ChatRow> = rows.into_iter().collect();
         rows.sort_by_key(|row| row.id);
         for row in rows {
-            let Ok(seat) = Seat::try_from(row.seat) else { continue };
+            // -1: a person waiting in a rotating table's queue.
+            let seat = match row.seat {
+                -1 => None,
+                seat => match Seat::try_from(seat) {
+                    Ok(seat) => Some(seat),
+                    Err(_) => continue,
+                },
+            };
             let line = ChatView {
                 id: row.id,
                 seat,
@@ -105,7 +112,7 @@ mod tests {
     fn line(seat: Seat, text: &str) -> ChatView {
         ChatView {
             id: 0,
-            seat,
+            seat: Some(seat),
             name: format!("P{seat}"),
             text: text.to_owned(),
         }

@@ -1,5 +1,7 @@
-//! Chat: lines to the whole table from seated players, and team lines that only the
-//! sender's partners receive (Bughouse), each player's lines paced (`limits.chat_*`). Spectators read table chat but do not write.
+//! Chat: lines to the whole table from seated players (and, at a rotating table, from the
+//! people waiting in its queue, with no seat), and team lines that only the sender's
+//! partners receive (Bughouse), each player's lines paced (`limits.chat_*`). Spectators
+//! read table chat but do not write.
 //! A player an operator muted is refused (`chat_muted`, checked in `moderation.rs`).
 //! Every line is stored before it is sent, and kept in the table's [`ChatLog`] for
 //! newcomers: table chat in the snapshot, team chat in the team's `welcome`.
@@ -70,13 +72,33 @@ impl TableActor {
             })
     }
 
+    /// Who speaks over `conn` to the whole table: a seated player (their seat, key and
+    /// name), or at a rotating table a person waiting in its queue (no seat).
+    fn table_speaker(&self, conn: ConnId) -> Result<(Option<Seat>, Option<PlayerKey>, String), Refusal> {
+        match self.speaker(conn) {
+            Ok(seat) => {
+                let holder = self.seats.holder(seat);
+                Ok((
+                    Some(seat),
+                    holder.and_then(Holder::key),
+                    holder.map(Holder::name).unwrap_or_default(),
+                ))
+            }
+            Err(refusal) => {
+                let key = self.conns.get(&conn).and_then(|c| c.key);
+                match key.and_then(|key| Some((key, self.waiting_name(&key)?))) {
+                    Some((key, name)) => Ok((None, Some(key), name)),
+                    None => Err(refusal),
+                }
+            }
+        }
+    }
+
     pub(super) async fn chat(&mut self, conn: ConnId, text: String) -> Result<(), Refusal> {
-        let seat = self.speaker(conn)?;
+        let (seat, key, name) = self.table_speaker(conn)?;
         let text = self.chat_text(text)?;
-        let key = self.seats.holder(seat).and_then(Holder::key);
         self.unless_muted(key).await?;
         self.chat_pace(conn)?;
-        let name = self.seats.holder(seat).map(Holder::name).unwrap_or_default();
         let record = ChatRecord {
             seat,
             name: &name,
@@ -138,7 +160,7 @@ impl TableActor {
         }
         let stored_audience: Vec<Vec<u8>> = audience.iter().map(|key| key.as_bytes().to_vec()).collect();
         let record = ChatRecord {
-            seat,
+            seat: Some(seat),
             name: &name,
             text: &text,
             team: Some(team),
@@ -154,7 +176,7 @@ impl TableActor {
             team,
             ChatView {
                 id,
-                seat,
+                seat: Some(seat),
                 name: name.clone(),
                 text: text.clone(),
             },

@@ -27,6 +27,10 @@ use crate::table::seats::Holder;
 /// (a page reloading comes back in a second or two) before someone waiting takes the seat.
 pub const CALL_GRACE: Duration = Duration::from_secs(10);
 
+/// How long a rotating table's next game waits when games started too fast (one may
+/// start every 10 s once the burst is spent: `limits.game_starts_per_minute`).
+const PACE_WAIT: Duration = Duration::from_secs(10);
+
 /// A rotating table's own state (boxed in the actor: most tables do not rotate).
 #[derive(Debug, Default)]
 pub(super) struct RotationState {
@@ -133,6 +137,12 @@ impl TableActor {
             .iter()
             .position(|waiting| waiting.key == *key)
             .map(|index| index + 1)
+    }
+
+    /// The name of a person waiting, if they wait.
+    pub(super) fn waiting_name(&self, key: &PlayerKey) -> Option<String> {
+        let rotation = self.rotation.as_deref()?;
+        rotation.queue.iter().find(|w| w.key == *key).map(|w| w.name.clone())
     }
 
     /// The names of the people waiting (names are told apart from the seated ones).
@@ -487,7 +497,20 @@ impl TableActor {
             return;
         }
         if let Err(refusal) = self.check_game_start() {
-            tracing::info!(table = %self.id, reason = %refusal.message, "a rotating table's next game was not started");
+            // Games came too fast (someone resigning every game at once): the next one
+            // starts when the table's pace allows, announced. A table that holds all its
+            // games rests.
+            tracing::info!(table = %self.id, reason = %refusal.message, "a rotating table's next game waits");
+            if refusal.code == ErrorCode::TooManyGames {
+                self.interlude.next_game_at = Some(Instant::now() + PACE_WAIT);
+                let game_number = self.current.as_ref().map_or(1, |current| current.number + 1);
+                let ms = u64::try_from(PACE_WAIT.as_millis()).unwrap_or(u64::MAX);
+                self.event(|version| ServerMsg::NextGameIn {
+                    version,
+                    game_number,
+                    ms,
+                });
+            }
             return;
         }
         match self

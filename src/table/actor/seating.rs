@@ -221,6 +221,8 @@ impl TableActor {
         self.seats.stand(seat);
         self.event(|version| ServerMsg::Stood { version, seat });
         self.sync_presence();
+        // At a rotating table the first person waiting takes the seat.
+        Box::pin(self.seat_waiting_between_games()).await;
         Ok(())
     }
 

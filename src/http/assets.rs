@@ -57,6 +57,7 @@ const ASSETS: &[Asset] = assets![
     "js/net.js",
     "js/new-table.js",
     "js/records.js",
+    "js/rotation.js",
     "js/series.js",
     "js/sound.js",
     "js/stats.js",

@@ -1,6 +1,8 @@
 // The full form for a new table (web/new.html, at `/new`; `?game=krux` chooses the game): only
 // the chosen game's settings and time control shown; playing the computer; series, rated,
-// take-backs and "Show in the lobby" (`listed`); refusals next to the field they concern. See web/README.md ("The full form").
+// take-backs and "Show in the lobby" (`listed`); Bughouse's "Taking turns" (`rotation`, with
+// `partners`), which turns Rated and the series off while chosen; refusals next to the field
+// they concern. See web/README.md ("The full form").
 
 import { $ } from "./dom.js";
 import { t, formatNumber } from "./i18n.js";
@@ -29,9 +31,21 @@ let lastGame = null;
 let undoWanted = false;
 $("undo").addEventListener("change", () => { undoWanted = $("undo").checked; });
 
-// Whether the host ticked Rated, kept while the box is disabled (against the computer).
+// Whether the host ticked Rated, kept while the box is disabled (against the computer, taking turns).
 let ratedWanted = false;
 $("rated").addEventListener("change", () => { ratedWanted = $("rated").checked; });
+
+// The series the host chose, kept while only one game is possible (taking turns).
+let seriesWanted = "single";
+for (const input of form.querySelectorAll('input[name="series"]')) {
+  input.addEventListener("change", () => { seriesWanted = choice("series"); });
+}
+
+/**
+ * Whether people take turns at the table (Bughouse, "Taking turns" other than "the same four
+ * play on"). The server refuses it at a rated table and with a series other than one game.
+ */
+const rotating = () => choice("game") === "bughouse" && choice("rotation") !== "fixed";
 
 // The game asked for in the address (`/new?game=krux`, from the home page's "More options").
 const asked = new URLSearchParams(location.search).get("game");
@@ -39,14 +53,28 @@ const askedInput = asked && form.querySelector(`input[name="game"][value="${CSS.
 if (askedInput) askedInput.checked = true;
 
 /**
- * Games against the computer are never rated (docs/ratings.md): Rated is disabled then,
- * saying why, and ticked again when the host goes back to people.
+ * Games against the computer are never rated (docs/ratings.md), nor are those of a table where
+ * people take turns: Rated is disabled then, saying why, and ticked again when the host goes back.
  */
 function showRated() {
   const computer = choice("opponent") === "computer";
-  $("rated").disabled = computer;
-  $("rated").checked = !computer && ratedWanted;
-  $("rated-note").textContent = `— ${t(computer ? "new.rated_note_computer" : "new.rated_note")}`;
+  const why = computer ? "new.rated_note_computer" : rotating() ? "new.rated_note_rotation" : "";
+  $("rated").disabled = Boolean(why);
+  $("rated").checked = !why && ratedWanted;
+  $("rated-note").textContent = `— ${t(why || "new.rated_note")}`;
+}
+
+/**
+ * Taking turns (Bughouse): the partners' choice while people take turns; then each game stands
+ * alone, so only "one game" is offered among the series (the host's choice comes back after).
+ */
+function showRotation() {
+  const turns = rotating();
+  $("partners-fields").hidden = !turns;
+  $("rotation-note").hidden = !turns;
+  $("series-rotation-note").hidden = !turns;
+  for (const input of form.querySelectorAll('input[name="series"]')) input.disabled = turns && input.value !== "single";
+  form.querySelector(`input[name="series"][value="${turns ? "single" : seriesWanted}"]`).checked = true;
 }
 
 /**
@@ -87,7 +115,9 @@ function showChoices() {
   $("strength-fields").hidden = !computer;
   $("computer-note").textContent = `— ${t(game === "bughouse" ? "new.opponents.computer_note_bughouse" : "new.opponents.computer_note")}`;
   createButton.textContent = t(computer ? "home.play_computer" : "new.create");
-  $("pause-fields").hidden = choice("series") === "single";
+  showRotation();
+  // The pause before the next game: between the games of a series, or of people taking turns.
+  $("pause-fields").hidden = choice("series") === "single" && !rotating();
   showRated();
   showUndo(game);
 }
@@ -109,6 +139,8 @@ function requestBody() {
     if (choice("pawn_drops_on_seventh") === "false") settings.pawn_drops_on_seventh = false;
     if (choice("drop_checks") !== "allowed") settings.drop_checks = choice("drop_checks");
     if (choice("captured_promoted") !== "pawn") settings.captured_promoted = choice("captured_promoted");
+    // Taking turns: only when not "the same four play on" (the server's default).
+    if (rotating()) Object.assign(settings, { rotation: choice("rotation"), partners: choice("partners") });
   }
   settings.seating = choice("seating");
   const kind = choice("tc");
@@ -126,7 +158,7 @@ function requestBody() {
     for (let seat = 1; seat < (SEATS[game] || 2); seat += 1) settings.bots[seat] = choice("strength");
   }
   settings.series = choice("series");
-  if (settings.series !== "single") settings.series_pause_seconds = number("pause");
+  if (settings.series !== "single" || settings.rotation) settings.series_pause_seconds = number("pause");
   settings.next_first = choice("next_first");
   settings.rated = $("rated").checked;
   settings.undo = $("undo").checked;
@@ -148,6 +180,7 @@ function clearErrors() {
 function refusalText(error, input) {
   if (error.field === "settings.rated") return t("new.error.rated_computer");
   if (error.field === "settings.undo") return t("new.error.undo");
+  if (error.field === "settings.rotation" || error.field === "settings.partners") return t("new.error.rotation");
   if (error.field === "settings.time_control" && choice("game") === "bughouse") return t("new.error.bughouse_clock");
   if (input && input.type === "number" && input.min !== "" && input.max !== "") {
     return t("new.error.range", { min: formatNumber(Number(input.min)), max: formatNumber(Number(input.max)) });

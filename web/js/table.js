@@ -1,7 +1,7 @@
 // The table page (web/table.html): state, connection, events, seats (and the computer's),
 // clocks, status, chat and actions. Each game's board is a module of its own under boards/;
-// series, rematches, "new game" and take-backs are series.js; what the page shares with them is
-// the `page` object below. Every sentence it shows comes from the page's catalogue (`t`, i18n.js);
+// series, rematches, "new game" and take-backs are series.js; a rotating table's queue and
+// standings are rotation.js; what the page shares with them is the `page` object below. Every sentence it shows comes from the page's catalogue (`t`, i18n.js);
 // moves, a game's start and its end are said in the page's live region (`announce`, a11y.js).
 // See web/README.md.
 
@@ -12,6 +12,7 @@ import { connectTable } from "./net.js";
 import { setClocks, setAway, clearAway, awayCounting, timed, tick, noteTurn, unknownTurn, restartTurn, turnNow, thinkMs, runningLeft } from "./clock.js";
 import { sound, moveSound, lowTimeCheck } from "./sound.js";
 import { seriesPanel, formatText } from "./series.js";
+import { rotationPanel } from "./rotation.js";
 import { recordsPanel } from "./records.js";
 import "./flip.js";
 import { generic } from "./boards/generic.js";
@@ -136,6 +137,7 @@ function handle(msg) {
       }
       clearTimeout(helloTimer);
       localStorage.setItem(TOKEN_KEY, token);
+      rotationUi.welcome(msg); // our place in a rotating table's queue, if we wait
       // The team chat we may read, all of it: it replaces what the box showed (nothing twice).
       if (table && game().teamChat) showChat($("team-log"), msg.team_chat || [], true);
       if (autoSit) sitInTheFreeSeat();
@@ -279,9 +281,21 @@ function handle(msg) {
         log(t("table.ratings.unrated_pair_limit", { limit: String(msg.unrated.limit), hours: String(msg.unrated.hours) }), "info");
       }
       break;
+    case "rotated":
+      // A rotating table seated its next game: every seat as it is now; the `welcome` that
+      // follows says which seats are ours (rotation.js: the queue, standings and who came in).
+      table.seats = msg.seats;
+      clearAway();
+      for (const s of msg.seats) setAway(s.seat, s.player);
+      Object.assign(table, { ready: [], rematch_agreed: [] });
+      // With every seat held again after someone stood up, the table is between games.
+      if (table.status === "waiting" && table.result && table.seats.every((s) => s.player)) table.status = "finished";
+      rotationUi.apply(msg);
+      break;
     case "chat": addChat(msg); break;
     case "table_closed": log(t("table.closed")); break; // the socket closes next (4000)
-    default: seriesUi.apply(msg); // series, rematches, new game, take-back requests
+    // Series, rematches, new game, take-back requests; a rotating table's queue.
+    default: if (!seriesUi.apply(msg)) rotationUi.apply(msg);
   }
   noteTurn(table, replaying);
   render();
@@ -616,6 +630,7 @@ const page = {
 const GAMES = makeBoard ? { [boardGame]: makeBoard(page) } : {};
 const GENERIC = generic(page);
 const seriesUi = seriesPanel(page);
+const rotationUi = rotationPanel(page);
 const recordsUi = recordsPanel(page, tableId, () => renderAll());
 
 // ================================================================ rendering: the table
@@ -648,6 +663,7 @@ function render() {
     g.settingsText ? g.settingsText(s) : "",
     timeControlText(s.time_control),
     s.series && s.series !== "single" ? formatText(s.series).toLowerCase() : "",
+    rotationUi.settingsText(s).toLowerCase(),
     s.seating === "random" ? t("table.settings.seats_lot") : t("table.settings.seats_chosen"),
     s.undo ? t("table.settings.undo") : "",
     s.grace_seconds ? t("table.settings.grace", { count: s.grace_seconds }) : "",
@@ -661,6 +677,7 @@ function render() {
   renderStatus();
   renderControls();
   seriesUi.render();
+  rotationUi.render();
   recordsUi.renderLive();
   g.update();
   tick(page.table); // a replay shows its own clocks (records.js)

@@ -1,0 +1,98 @@
+// A rotating Bughouse table (docs/protocol.md, "Rotation"): more people than seats take turns.
+// Two people and two computer players hold the seats; a third person, on a phone, joins the
+// queue (with the keyboard the second time), sees their place and "You play next"; a game
+// ends; the computer steps out for them and their page shows them seated; everyone sees who
+// stepped out and came in, and each person's standings.
+
+import { until, check, createTable, open, sit } from "../harness.mjs";
+
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
+
+/** The text of `selector` on `page` ("" when it is hidden or missing). */
+const shownText = (page, selector) => page.evaluate((selector) => {
+  const node = document.querySelector(selector);
+  return node && node.offsetParent !== null ? node.textContent.replace(/\s+/g, " ").trim() : "";
+}, selector);
+
+/** Waits until `selector` on `page` is shown and its text matches `pattern`. */
+const textMatches = (page, selector, pattern) => until(page, ([selector, source, flags]) => {
+  const node = document.querySelector(selector);
+  return node && node.offsetParent !== null && new RegExp(source, flags).test(node.textContent);
+}, [selector, pattern.source, pattern.flags]);
+
+async function bughouseRotation(s) {
+  // Team 1 (A-white, B-black) are people; team 2 the computer, so every board waits on a person.
+  const id = await createTable("bughouse", {
+    seating: "chosen", rotation: "winners_stay", partners: "keep", series_pause_seconds: 3,
+    bots: { 1: "easy", 2: "easy" }, time_control: { kind: "sudden_death", base_seconds: 300 },
+  });
+  const ann = await s.player("ann-A-white");
+  const dee = await s.player("dee-B-black");
+  const eve = await s.player("eve-phone", PHONE);
+  await open(ann, `/t/${id}`);
+  await sit(ann, "Ann", "A-white");
+  await open(dee, `/t/${id}`);
+  await sit(dee, "Dee", "B-black");
+  await until(ann, () => /Board A: your move/.test(document.getElementById("turn").textContent));
+  // The table says how it rotates; nobody waits and nobody has finished a game yet.
+  await textMatches(ann, "#rotation-mode", /Winners stay, losers queue · partners kept/);
+  await textMatches(ann, "#queue-empty", /Nobody is waiting/);
+  await textMatches(ann, "#person-standings-empty", /No game has ended here yet/);
+  check(await ann.locator("#queue-form").isHidden(), "a seated player is not offered the queue");
+
+  // Eve comes while the game is played: every seat is held, so she may join the queue.
+  await open(eve, `/t/${id}`);
+  await until(eve, () => !document.getElementById("queue-form").hidden);
+  await eve.fill("#queue-name", "Eve");
+  await eve.tap("#queue-join");
+  await textMatches(eve, "#rotation-status", /You play next\. You are 1st in the queue\./);
+  await until(eve, () => !document.getElementById("queue-leave").hidden && document.getElementById("queue-form").hidden);
+  await textMatches(eve, "#queue-list li.you", /Eve\s*you\s*connected/);
+  await textMatches(ann, "#queue-list", /Eve\s*connected/);
+  await s.shot(eve, "queued");
+
+  // She leaves the queue, then joins again with the keyboard alone.
+  await eve.tap("#queue-leave");
+  await until(eve, () => !document.getElementById("queue-form").hidden && document.getElementById("rotation-status").hidden);
+  await textMatches(ann, "#queue-empty", /Nobody is waiting/);
+  check(await eve.evaluate(() => document.activeElement && document.activeElement.id) === "queue-join",
+    "after Leave the queue the focus is on Join the queue");
+  await eve.keyboard.press("Enter");
+  await textMatches(eve, "#rotation-status", /You play next\. You are 1st in the queue\./);
+  check(await eve.evaluate(() => document.activeElement && document.activeElement.id) === "queue-leave",
+    "after Join the queue the focus is on Leave the queue");
+  await textMatches(dee, "#queue-list", /Eve/);
+
+  // Nothing is wider than the phone's screen.
+  const [width, inner] = await eve.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
+  check(width <= inner, `the phone's page is ${width} px wide in a ${inner} px window`);
+
+  // Ann resigns for her team: the computer steps out first (seat 1, A-black) and Eve comes in.
+  await ann.click("#resign");
+  await textMatches(ann, "#rotation-status", /Computer \(easy\) stepped out; Eve came in\./);
+  await textMatches(dee, "#rotation-status", /Eve came in/);
+  await until(eve, () => document.querySelector("#seats .seat.you") && /Eve/.test(document.querySelector("#seats .seat.you").textContent));
+  await textMatches(eve, "#seats .seat.you", /A-black/);
+  await textMatches(eve, "#rotation-status", /You are in: you play the next game\./);
+  await textMatches(ann, "#queue-empty", /Nobody is waiting/);
+  check(await eve.locator("#queue-leave").isHidden() && await eve.locator("#queue-form").isHidden(), "a seated person is offered neither Join nor Leave");
+
+  // The standings: Ann and Dee played one game and lost it; the computer is not counted.
+  const rows = () => ann.$$eval("#person-standings-body tr", (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent.trim())));
+  await until(ann, () => document.querySelectorAll("#person-standings-body tr").length === 2);
+  const standings = await rows();
+  check(JSON.stringify(standings.map((r) => r[0]).sort()) === JSON.stringify(["Ann", "Dee"]), `the standings list Ann and Dee: ${JSON.stringify(standings)}`);
+  check(standings.every((r) => r.slice(1).join(",") === "1,0,0,1,0"), `each played 1, won 0, drew 0, lost 1, 0 points: ${JSON.stringify(standings)}`);
+  await s.shot(ann, "after-the-rotation");
+
+  // After the pause the next game starts with Eve on board A against Ann.
+  await until(ann, () => /Board A: your move/.test(document.getElementById("turn").textContent));
+  await until(eve, () => /Board A:/.test(document.getElementById("turn").textContent)
+    && !/watching/.test(document.getElementById("turn").textContent) && document.getElementById("rotation-status").hidden);
+  await textMatches(eve, "#seats .seat.you", /Eve/);
+  await s.shot(eve, "seated");
+}
+
+export default {
+  "bughouse-rotation": ["Bughouse taking turns: a phone joins the queue (place, You play next, leave, join by keyboard), a game ends, the computer steps out for them, their page seats them; standings", bughouseRotation],
+};

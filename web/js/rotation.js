@@ -17,7 +17,8 @@ const list = (items) => new Intl.ListFormat(lang, { style: "long", type: "conjun
 /**
  * The rotation part of the table page; `page` is what the table page shares (see table.js).
  * Returns `apply(msg)` (a `queue` or `rotated` event's queue, standings and notice; false for
- * any other), `welcome(msg)` (our place in the queue), `render()` and `settingsText(settings)`.
+ * any other), `welcome(msg)` (our place in the queue), `refused()` (an `error` answering our
+ * `join_queue`), `render()` and `settingsText(settings)`.
  */
 export function rotationPanel(page) {
   let place = null; // our place in the queue (1 first), from the last `welcome`; null when we do not wait
@@ -59,6 +60,13 @@ export function rotationPanel(page) {
   function welcome(msg) {
     place = Number.isInteger(msg.queue_place) ? msg.queue_place : null;
     joining = false;
+  }
+
+  /** The server refused our `join_queue` (table.js shows why): the button may be pressed again. */
+  function refused() {
+    joining = false;
+    focusNext = null;
+    render();
   }
 
   function apply(msg) {
@@ -177,11 +185,11 @@ export function rotationPanel(page) {
     event.preventDefault();
     const name = $("queue-name").value.trim();
     localStorage.setItem(NAME_KEY, name);
-    if (page.send(name ? { type: "join_queue", name } : { type: "join_queue" })) {
+    if (page.send({ type: "join_queue", ...(name ? { name } : {}), ref: "join_queue" })) {
       joining = true;
       focusNext = "queue-leave";
       $("queue-join").disabled = true;
-      setTimeout(() => { if (joining) { joining = false; focusNext = null; render(); } }, 3000); // refused: try again
+      setTimeout(() => { if (joining) refused(); }, 5000); // no answer (a refusal may lose its `ref`)
     }
   });
   $("queue-leave").addEventListener("click", () => {
@@ -189,5 +197,5 @@ export function rotationPanel(page) {
     if (page.send({ type: "leave_queue" })) focusNext = "queue-join";
   });
 
-  return { apply, welcome, render, settingsText };
+  return { apply, welcome, refused, render, settingsText };
 }

@@ -151,6 +151,7 @@ function handle(msg) {
         return hello();
       }
       if (msg.ref === "rename" && msg.code === "unknown_type") return renameBySittingAgain();
+      if (msg.ref === "join_queue") rotationUi.refused();
       return log(refusalText(msg));
     case "pong": return;
     case "legal_moves": return table && game().legalMoves && game().legalMoves(msg); // a board's question (Bughouse)

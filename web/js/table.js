@@ -68,6 +68,9 @@ let endingMove = ""; // a move that ended the game, as said: the game's end is s
 let countedUs = false;
 let renaming = false; // the rename form is open
 let renameInGame = true; // the server takes `rename` (an older one answers `unknown_type`: then only before the game)
+// A rotating table's last result in words, fixed when `rotated` changed the seats after it
+// (the result names seats, and their new players did not play that game); until the next game.
+let resultSaid = "";
 
 /** A seat role in the page's language: X and O stay, colours are words ("svart", "A-vit"). */
 function roleName(role) {
@@ -211,6 +214,7 @@ function handle(msg) {
         series: msg.series ?? null, ready: [], rematch_agreed: [], new_game_agreed: [], undo_agreed: [],
       });
       seriesUi.setPause(null);
+      resultSaid = "";
       setClocks(msg.clocks);
       clearAway();
       for (const s of msg.seats) setAway(s.seat, s.player);
@@ -285,6 +289,8 @@ function handle(msg) {
     case "rotated":
       // A rotating table seated its next game: every seat as it is now; the `welcome` that
       // follows says which seats are ours (rotation.js: the queue, standings and who came in).
+      // The game just ended is said with the players who played it, not those who come in.
+      if (table.result && !resultSaid) resultSaid = resultText(table.result);
       table.seats = msg.seats;
       clearAway();
       for (const s of msg.seats) setAway(s.seat, s.player);
@@ -328,6 +334,7 @@ function ratingBadge(rating) {
 
 function applySnapshot(msg) {
   [table, version, replaying] = [msg.table, msg.version, false];
+  resultSaid = "";
   table.draw_agreed = table.draw_agreed || [];
   for (const key of ["ready", "rematch_agreed", "new_game_agreed", "undo_agreed"]) table[key] = table[key] || [];
   seriesUi.setPause(table.next_game_in_ms);
@@ -892,7 +899,7 @@ function renderStatus() {
       sentences.push(mySeats.length ? t("table.status.you_play", { roles: listOf(mySeats.map((s) => roleName(roleOf(s)))) }) : t("table.status.watching"));
     }
   } else {
-    sentences.push(table.result ? t("table.status.game_over", { result: resultText(table.result) }) : t("table.status.game_over_plain"));
+    sentences.push(table.result ? t("table.status.game_over", { result: resultSaid || resultText(table.result) }) : t("table.status.game_over_plain"));
   }
   let text = sentences.join(" ");
   if (playing() && !g.statusText && g.statusHint) text += g.statusHint(mine);

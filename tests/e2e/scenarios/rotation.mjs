@@ -4,7 +4,7 @@
 // ends; the computer steps out for them and their page shows them seated; everyone sees who
 // stepped out and came in, and each person's standings.
 
-import { until, check, createTable, open, sit } from "../harness.mjs";
+import { BASE, until, check, createTable, open, sit } from "../harness.mjs";
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 
@@ -71,6 +71,9 @@ async function bughouseRotation(s) {
   await ann.click("#resign");
   await textMatches(ann, "#rotation-status", /Computer \(easy\) stepped out; Eve came in\./);
   await textMatches(dee, "#rotation-status", /Eve came in/);
+  // The game that ended is said with those who played it, not with who came in.
+  const over = await ann.textContent("#turn");
+  check(!/Eve/.test(over), `the last game's result names its own players: ${over}`);
   await until(eve, () => document.querySelector("#seats .seat.you") && /Eve/.test(document.querySelector("#seats .seat.you").textContent));
   await textMatches(eve, "#seats .seat.you", /A-black/);
   await textMatches(eve, "#rotation-status", /You are in: you play the next game\./);
@@ -93,6 +96,43 @@ async function bughouseRotation(s) {
   await s.shot(eve, "seated");
 }
 
+/**
+ * The full form: Taking turns (Bughouse) turns Rated off and offers only one game, says why, and
+ * gives both back when the same four play on again; the partners' choice shows only while
+ * people take turns; the table made says how it rotates.
+ */
+async function rotationForm(s) {
+  const page = await s.player("host");
+  await page.goto(`${BASE}/new?game=bughouse`);
+  await until(page, () => !document.getElementById("create-button").disabled);
+  check(await page.locator("#partners-fields").isHidden(), "no partners' choice while the same four play on");
+  await page.check("#rated");
+  await page.check('input[name="series"][value="best_of_3"]');
+  await page.check('input[name="rotation"][value="winners_stay"]');
+  check(await page.locator("#partners-fields").isVisible(), "the partners' choice shows while people take turns");
+  check(await page.locator("#rated").isDisabled() && !(await page.isChecked("#rated")), "Rated is off while people take turns");
+  check(/take turns/.test(await page.textContent("#rated-note")), "Rated says why it is off");
+  check(await page.isChecked('input[name="series"][value="single"]') && await page.locator('input[name="series"][value="best_of_3"]').isDisabled(),
+    "only one game is offered while people take turns");
+  check(await page.locator("#series-rotation-note").isVisible() && await page.locator("#pause").isVisible(), "the series say why, and the pause is offered");
+  // Back to the same four: the host's choices come back.
+  await page.check('input[name="rotation"][value="fixed"]');
+  check(await page.isChecked("#rated") && await page.isChecked('input[name="series"][value="best_of_3"]'), "Rated and best of 3 come back");
+  check(await page.locator("#partners-fields").isHidden(), "the partners' choice goes again");
+  // Everyone in turn, partners by lot: the table says so.
+  await page.check('input[name="rotation"][value="rotate"]');
+  await page.check('input[name="partners"][value="draw"]');
+  await s.shot(page, "form");
+  await Promise.all([page.waitForURL(/\/t\//), page.click("#create-button")]);
+  await until(page, () => document.getElementById("conn").hidden && document.querySelector("#seats li"));
+  await textMatches(page, "header .settings", /everyone plays in turn · partners drawn by lot/);
+  await textMatches(page, "#rotation-mode", /Everyone plays in turn · partners drawn by lot/);
+  // Seats are free: no queue yet, a hint to sit down instead.
+  check(await page.locator("#queue-form").isHidden(), "no queue while seats are free");
+  await textMatches(page, "#queue-hint", /A seat is free/);
+}
+
 export default {
+  "bughouse-rotation-form": ["Taking turns on the full form: Rated and series off while chosen, and back; partners; the table says how it rotates", rotationForm],
   "bughouse-rotation": ["Bughouse taking turns: a phone joins the queue (place, You play next, leave, join by keyboard), a game ends, the computer steps out for them, their page seats them; standings", bughouseRotation],
 };

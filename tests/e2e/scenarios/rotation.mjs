@@ -5,6 +5,7 @@
 // stepped out and came in, and each person's standings.
 
 import { BASE, until, check, createTable, open, sit } from "../harness.mjs";
+import { axeProblems, englishLeft } from "../checks.mjs";
 
 const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 };
 
@@ -13,6 +14,22 @@ const shownText = (page, selector) => page.evaluate((selector) => {
   const node = document.querySelector(selector);
   return node && node.offsetParent !== null ? node.textContent.replace(/\s+/g, " ").trim() : "";
 }, selector);
+
+/** The catalogue of `lang`, as the pages load it. */
+async function catalogue(lang) {
+  const response = await fetch(`${BASE}/static/i18n/${lang}.json`);
+  check(response.ok, `GET /static/i18n/${lang}.json answered ${response.status}`);
+  return response.json();
+}
+
+/** No English left on a Swedish or Norwegian table page, and no serious axe-core violation. */
+async function speaksAndPasses(page, lang, where) {
+  const problems = [
+    ...(await englishLeft(page, { english: await catalogue("en"), local: await catalogue(lang) })).map((text) => `English left: "${text}"`),
+    ...(await axeProblems(page)).map((violation) => `axe: ${violation}`),
+  ];
+  check(problems.length === 0, `${where} (${lang}): ${problems.length} problems:\n  ${problems.join("\n  ")}`);
+}
 
 /** Waits until `selector` on `page` is shown and its text matches `pattern`. */
 const textMatches = (page, selector, pattern) => until(page, ([selector, source, flags]) => {
@@ -63,6 +80,15 @@ async function bughouseRotation(s) {
     "after Join the queue the focus is on Leave the queue");
   await textMatches(dee, "#queue-list", /Eve/);
 
+  // A Swedish visitor sees the queue with Eve and may join it too: all in Swedish, axe-clean.
+  const swede = await s.player("swede");
+  await open(swede, `/t/${id}?lang=sv`);
+  await textMatches(swede, "#queue-list", /Eve\s*ansluten/);
+  await textMatches(swede, "#rotation-mode", /Vinnarna sitter kvar · partner behålls/);
+  await until(swede, () => !document.getElementById("queue-form").hidden);
+  await textMatches(swede, "#queue-join", /Ställ dig i kön/);
+  await speaksAndPasses(swede, "sv", "a rotating table with someone waiting");
+
   // Nothing is wider than the phone's screen.
   const [width, inner] = await eve.evaluate(() => [document.documentElement.scrollWidth, window.innerWidth]);
   check(width <= inner, `the phone's page is ${width} px wide in a ${inner} px window`);
@@ -94,6 +120,16 @@ async function bughouseRotation(s) {
     && !/watching/.test(document.getElementById("turn").textContent) && document.getElementById("rotation-status").hidden);
   await textMatches(eve, "#seats .seat.you", /Eve/);
   await s.shot(eve, "seated");
+
+  // The standings in Swedish and Norwegian (a Norwegian phone), still no English, axe-clean.
+  await until(swede, () => document.querySelectorAll("#person-standings-body tr").length === 2);
+  await speaksAndPasses(swede, "sv", "a rotating table's standings");
+  await s.shot(swede, "standings-sv");
+  const norwegian = await s.player("norwegian-phone", PHONE);
+  await open(norwegian, `/t/${id}?lang=nb`);
+  await until(norwegian, () => document.querySelectorAll("#person-standings-body tr").length === 2);
+  await textMatches(norwegian, "#queue-join", /Still deg i køen/);
+  await speaksAndPasses(norwegian, "nb", "a rotating table's standings on a phone");
 }
 
 /**

@@ -133,6 +133,52 @@ async function bughouseRotation(s) {
 }
 
 /**
+ * The queue in order with three waiting: a place in words ("3rd"), "You play next" while the
+ * computer holds seats (it steps out first, so four come in), a place moving up when someone
+ * ahead leaves, and someone who closed their page marked away.
+ */
+async function rotationQueue(s) {
+  const id = await createTable("bughouse", {
+    seating: "chosen", rotation: "rotate", bots: { 1: "easy", 2: "easy" },
+    time_control: { kind: "sudden_death", base_seconds: 300 },
+  });
+  const ann = await s.player("ann");
+  const dee = await s.player("dee");
+  await open(ann, `/t/${id}`);
+  await sit(ann, "Ann", "A-white");
+  await open(dee, `/t/${id}`);
+  await sit(dee, "Dee", "B-black");
+  const join = async (label, name) => {
+    const page = await s.player(label);
+    await open(page, `/t/${id}`);
+    await until(page, () => !document.getElementById("queue-form").hidden);
+    await page.fill("#queue-name", name);
+    await page.click("#queue-join");
+    await until(page, () => !document.getElementById("queue-leave").hidden);
+    return page;
+  };
+  const fay = await join("fay", "Fay");
+  await textMatches(fay, "#rotation-status", /You play next\. You are 1st in the queue\./);
+  const gus = await join("gus", "Gus");
+  await textMatches(gus, "#rotation-status", /You play next\. You are 2nd in the queue\./);
+  const eve = await join("eve", "Eve");
+  // Two computer seats and two people step out after a game: the third waiting plays next too.
+  await textMatches(eve, "#rotation-status", /You play next\. You are 3rd in the queue\./);
+  const names = (page) => page.$$eval("#queue-list li .name", (items) => items.map((item) => item.textContent));
+  check(JSON.stringify(await names(ann)) === JSON.stringify(["Fay", "Gus", "Eve"]), `the queue in order of arrival: ${await names(ann)}`);
+  // Fay leaves: Eve moves up.
+  await fay.click("#queue-leave");
+  await textMatches(eve, "#rotation-status", /You are 2nd in the queue\./);
+  await until(ann, () => document.querySelectorAll("#queue-list li").length === 2);
+  // Gus closes his page: he keeps his place, marked away.
+  await gus.close();
+  await textMatches(ann, "#queue-list li:first-child", /Gus\s*away/);
+  await textMatches(eve, "#queue-list li:first-child", /Gus\s*away/);
+  await textMatches(eve, "#rotation-status", /You play next\. You are 2nd in the queue\./);
+  await s.shot(eve, "queue");
+}
+
+/**
  * The full form: Taking turns (Bughouse) turns Rated off and offers only one game, says why, and
  * gives both back when the same four play on again; the partners' choice shows only while
  * people take turns; the table made says how it rotates.
@@ -170,5 +216,6 @@ async function rotationForm(s) {
 
 export default {
   "bughouse-rotation-form": ["Taking turns on the full form: Rated and series off while chosen, and back; partners; the table says how it rotates", rotationForm],
+  "bughouse-rotation-queue": ["Taking turns: three waiting in order (1st, 2nd, 3rd, You play next), one leaves and the last moves up, one who closed the page is marked away", rotationQueue],
   "bughouse-rotation": ["Bughouse taking turns: a phone joins the queue (place, You play next, leave, join by keyboard), a game ends, the computer steps out for them, their page seats them; standings", bughouseRotation],
 };

@@ -18,7 +18,8 @@ const list = (items) => new Intl.ListFormat(lang, { style: "long", type: "conjun
  * The rotation part of the table page; `page` is what the table page shares (see table.js).
  * Returns `apply(msg)` (a `queue` or `rotated` event's queue, standings and notice; false for
  * any other), `welcome(msg)` (our place in the queue), `refused()` (an `error` answering our
- * `join_queue`), `render()` and `settingsText(settings)`.
+ * `join_queue`), `render()`, `settingsText(settings)`, `waiting()` and `myName()` (whether we
+ * wait, and under which name: people waiting may chat).
  */
 export function rotationPanel(page) {
   let place = null; // our place in the queue (1 first), from the last `welcome`; null when we do not wait
@@ -197,5 +198,10 @@ export function rotationPanel(page) {
     if (page.send({ type: "leave_queue" })) focusNext = "queue-join";
   });
 
-  return { apply, welcome, refused, render, settingsText };
+  /** Whether we wait in the queue (people waiting may chat). */
+  const waiting = () => place != null && Boolean(rotation());
+  /** Our name in the queue while we wait (our chat lines carry no seat: they are ours by it). */
+  const myName = () => (waiting() && rotation().queue[place - 1] ? rotation().queue[place - 1].name : null);
+
+  return { apply, welcome, refused, render, settingsText, waiting, myName };
 }

@@ -500,6 +500,9 @@ function mutedNames() {
   }
 }
 
+/** The mute toggle's accessible name: it begins with the words it shows ("Mute Anna: …"). */
+const muteLabel = (name, muted) => t(muted ? "chat.mute.label_off" : "chat.mute.label", { name: displayName(name) });
+
 /** Mutes or unmutes `name` in this table's chat, and hides or shows their lines. */
 function toggleMuted(name) {
   let all;
@@ -514,7 +517,10 @@ function toggleMuted(name) {
     for (const item of box.children) {
       if (item.dataset.name === name) item.hidden = muted.includes(name);
       const toggle = item.querySelector("button.mute");
-      if (toggle && item.dataset.name === name) toggle.textContent = t(muted.includes(name) ? "chat.mute.off" : "chat.mute.on");
+      if (toggle && item.dataset.name === name) {
+        toggle.textContent = t(muted.includes(name) ? "chat.mute.off" : "chat.mute.on");
+        toggle.setAttribute("aria-label", muteLabel(name, muted.includes(name)));
+      }
     }
   }
 }
@@ -524,16 +530,19 @@ function toggleMuted(name) {
 function chatLine(msg, team, teamBox) {
   const item = el("li", team && !teamBox ? "team" : "");
   const name = teamBox && isMine(msg.seat) ? t("chat.you") : displayName(msg.name);
-  const speaker = t(team && !teamBox ? "chat.speaker_team" : "chat.speaker", { name, role: roleName(roleOf(msg.seat)) });
+  // At a rotating table the people waiting in the queue chat too, with no seat (`null`).
+  const speaker = msg.seat == null ? t("chat.speaker_waiting", { name })
+    : t(team && !teamBox ? "chat.speaker_team" : "chat.speaker", { name, role: roleName(roleOf(msg.seat)) });
   item.append(el("strong", "", `${speaker} `), team ? lineText(msg.text) : msg.text);
   item.dataset.name = msg.name;
-  if (!isMine(msg.seat) && msg.id !== undefined) {
+  const own = msg.seat == null ? rotationUi.myName() === msg.name : isMine(msg.seat);
+  if (!own && msg.id !== undefined) {
     const muted = mutedNames().includes(msg.name);
     item.hidden = muted;
     const actions = el("span", "chat-actions");
     actions.append(
       button(t("chat.report.action"), t("chat.report.label", { name }), () => send({ type: "report", line: msg.id }), "report"),
-      button(t(muted ? "chat.mute.off" : "chat.mute.on"), t("chat.mute.label", { name }), () => toggleMuted(msg.name), "mute"),
+      button(t(muted ? "chat.mute.off" : "chat.mute.on"), muteLabel(msg.name, muted), () => toggleMuted(msg.name), "mute"),
     );
     item.append(" ", actions);
   }
@@ -693,8 +702,10 @@ function render() {
   document.querySelector(".play").classList.toggle("wide", Boolean(g.wide));
   $("team-section").hidden = !(g.teamChat && seated);
   if (g.teamChat && seated) $("team-partner").textContent = g.teamChat();
-  $("chat-text").disabled = $("chat-send").disabled = !seated;
-  $("chat-text").placeholder = seated ? t("chat.placeholder") : t("chat.placeholder_spectator");
+  // Seated players chat, and at a rotating table those waiting in its queue.
+  const speaks = seated || rotationUi.waiting();
+  $("chat-text").disabled = $("chat-send").disabled = !speaks;
+  $("chat-text").placeholder = speaks ? t("chat.placeholder") : t(table.rotation ? "chat.placeholder_rotation" : "chat.placeholder_spectator");
   renderBars();
   if (scrollToBoard) showBoard();
 }

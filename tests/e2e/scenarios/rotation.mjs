@@ -1,8 +1,9 @@
-// A rotating Bughouse table (docs/protocol.md, "Rotation"): more people than seats take turns.
+// Rotating Bughouse tables (docs/protocol.md, "Rotation"): more people than seats take turns.
 // Two people and two computer players hold the seats; a third person, on a phone, joins the
-// queue (with the keyboard the second time), sees their place and "You play next"; a game
-// ends; the computer steps out for them and their page shows them seated; everyone sees who
-// stepped out and came in, and each person's standings.
+// queue (with the keyboard the second time), sees their place and "You play next", and chats
+// from the queue; a game ends; the computer steps out for them and their page shows them
+// seated; everyone sees who stepped out and came in, and each person's standings. Also: three
+// people waiting in order, and the full form's "Taking turns".
 
 import { BASE, until, check, createTable, open, sit } from "../harness.mjs";
 import { axeProblems, englishLeft } from "../checks.mjs";
@@ -79,6 +80,15 @@ async function bughouseRotation(s) {
   check(await eve.evaluate(() => document.activeElement && document.activeElement.id) === "queue-leave",
     "after Join the queue the focus is on Leave the queue");
   await textMatches(dee, "#queue-list", /Eve/);
+
+  // Waiting, Eve may chat: her line says she is in the queue; it is hers, so it has no Report.
+  await until(eve, () => !document.getElementById("chat-text").disabled);
+  await eve.fill("#chat-text", "hej hej");
+  await eve.tap("#chat-send");
+  await textMatches(ann, "#chat-log li:last-child", /Eve \(in the queue\): hej hej/);
+  await textMatches(eve, "#chat-log li:last-child", /Eve \(in the queue\): hej hej/);
+  check(await eve.locator("#chat-log li:last-child button.report").count() === 0, "no Report on our own line from the queue");
+  check(await ann.locator("#chat-log li:last-child button.report").count() === 1, "Report on another's line from the queue");
 
   // A Swedish visitor sees the queue with Eve and may join it too: all in Swedish, axe-clean.
   const swede = await s.player("swede");
@@ -217,5 +227,5 @@ async function rotationForm(s) {
 export default {
   "bughouse-rotation-form": ["Taking turns on the full form: Rated and series off while chosen, and back; partners; the table says how it rotates", rotationForm],
   "bughouse-rotation-queue": ["Taking turns: three waiting in order (1st, 2nd, 3rd, You play next), one leaves and the last moves up, one who closed the page is marked away", rotationQueue],
-  "bughouse-rotation": ["Bughouse taking turns: a phone joins the queue (place, You play next, leave, join by keyboard), a game ends, the computer steps out for them, their page seats them; standings", bughouseRotation],
+  "bughouse-rotation": ["Bughouse taking turns: a phone joins the queue (place, You play next, leave, join by keyboard, chat), a game ends, the computer steps out for them, their page seats them; standings", bughouseRotation],
 };

@@ -325,6 +325,8 @@ async fn queue_requests_out_of_place_are_refused_and_change_nothing() {
     // A name already at the table is told apart.
     let queue = early.until("queue").await;
     assert_eq!(queue_names(&queue["queue"]), ["ada (2)"]);
+    // Waiting is not watching: nobody here only watches.
+    assert_eq!(app.snapshot(&table).await["spectators"], 0);
     early.sync().await;
     early.send(json!({"type": "join_queue"})).await;
     early.expect_error("already_queued").await;

@@ -78,7 +78,11 @@ impl TableActor {
     pub(super) fn spectator_count(&self) -> usize {
         self.conns
             .values()
-            .filter(|conn| conn.key.is_none_or(|key| self.seats.held_by(&key).is_empty()))
+            // People waiting in a rotating table's queue are players-to-be, not spectators.
+            .filter(|conn| {
+                conn.key
+                    .is_none_or(|key| self.seats.held_by(&key).is_empty() && self.queue_place(&key).is_none())
+            })
             .count()
     }
 

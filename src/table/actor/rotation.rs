@@ -194,6 +194,8 @@ impl TableActor {
         }
         self.announce_queue();
         self.welcome_player(&key);
+        // One spectator fewer.
+        self.sync_presence();
         // Someone waits: a bot's seat is theirs from the next game; between games at
         // once.
         self.seat_waiting_between_games().await;
@@ -219,6 +221,7 @@ impl TableActor {
         self.announce_queue();
         self.welcome_waiting();
         self.welcome_player(&key);
+        self.sync_presence();
         Ok(())
     }
 

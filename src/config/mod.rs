@@ -111,6 +111,8 @@ pub struct BotSettings {
     pub hard_ms: u64,
     /// Bughouse bots move no faster than this on a fresh clock.
     pub bughouse_pace_ms: u64,
+    /// Bots may resign hopeless games (docs/bots.md, "Resigning").
+    pub resign: bool,
 }
 
 /// This node's place among several (see docs/operations.md, "Several nodes").

@@ -298,6 +298,7 @@ mod tests {
     fn defaults_parse() {
         let settings = Settings::defaults().expect("default.toml parses");
         assert_eq!(settings.server.port, 8080);
+        assert!(settings.bots.resign, "bots resign hopeless games unless told not to");
         assert!(settings.database.url.is_empty());
         assert!(settings.limits.max_message_bytes >= 1024);
         assert_eq!(settings.bots.budgets(), crate::bots::Budgets::default());

@@ -297,9 +297,10 @@ impl TableActor {
             self.think(seat, true, thinking.not_before);
             return;
         }
-        let resigns = matches!(answer.decision, Some(Decision::Play(_))) && self.gives_up(seat, answer.outlook);
+        // A move found in a position the bot's watch says to give up is not played.
+        let gives_up = matches!(answer.decision, Some(Decision::Play(_))) && self.gives_up(seat, answer.outlook);
         match answer.decision {
-            Some(Decision::Resign) | Some(Decision::Play(_)) if resigns => self.resign_for_bot(seat).await,
+            Some(Decision::Play(_)) if gives_up => self.resign_for_bot(seat).await,
             Some(Decision::Resign) => self.resign_for_bot(seat).await,
             Some(Decision::Play(payload)) => self.play_for_bot(seat, &payload, stale).await,
             Some(Decision::Wait) => {

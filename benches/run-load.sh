@@ -5,6 +5,7 @@
 #   benches/run-load.sh idle --connections 50000 --hold 10
 #   benches/run-load.sh pairing --pairs 100 --window 20 --pg --json
 #   benches/run-load.sh lobby-idle --connections 5000 --hold 20 --json
+#   benches/run-load.sh bots --matches 4 --window 60 --json
 #
 # Builds the release server and the load generator, starts the server on 127.0.0.1:$PORT
 # with a private PostgreSQL cluster in $SPELBORD_LOAD_PG (fsync and synchronous_commit on,
@@ -38,7 +39,7 @@ set -euo pipefail
 
 cd "$(dirname "$0")/.."
 if [ "$#" -eq 0 ]; then
-    echo "usage: $0 closed|open|idle|pairing|lobby-idle [loadgen options]  (see cargo bench --bench loadgen -- --help)" >&2
+    echo "usage: $0 closed|open|idle|pairing|lobby-idle|bots [loadgen options]  (see cargo bench --bench loadgen -- --help)" >&2
     exit 2
 fi
 

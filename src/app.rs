@@ -62,7 +62,8 @@ impl App {
             quotas: crate::table::quota::QuotaSettings::from(&settings.limits),
         });
         let bots = BotPool::start(settings.bots.thread_count(), settings.bots.budgets())
-            .with_bughouse_pace(settings.bots.bughouse_pace_ms);
+            .with_bughouse_pace(settings.bots.bughouse_pace_ms)
+            .with_resign(settings.bots.resign);
         let secret = store.token_secret().await?;
         let tokens = TokenIssuer::new(secret);
         let (listings, listing_updates) = ListingSink::channel();

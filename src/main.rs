@@ -122,8 +122,8 @@ fn main() -> ExitCode {
                 ArenaGame::Krux => GameKind::Krux,
                 ArenaGame::Bughouse => GameKind::Bughouse,
             };
-            let budgets = match Settings::load() {
-                Ok(settings) => settings.bots.budgets(),
+            let (budgets, resign) = match Settings::load() {
+                Ok(settings) => (settings.bots.budgets(), settings.bots.resign),
                 Err(err) => {
                     eprintln!("spelbord arena: {err}");
                     return ExitCode::FAILURE;
@@ -148,6 +148,7 @@ fn main() -> ExitCode {
                 budgets,
                 clock,
                 seed,
+                resign,
             };
             run_arena(kind, &spec);
             ExitCode::SUCCESS
@@ -197,6 +198,15 @@ fn run_arena(kind: GameKind, spec: &MatchSpec) {
         ms(p99_b),
         report.time_losses(),
         report.illegal
+    );
+    // What a person playing the bot waits: the opponent's move seen → the bot's move seen.
+    println!(
+        "reply per move (opponent's move → own move): a p50 {:.1} ms, p99 {:.1} ms; b p50 {:.1} ms, p99 {:.1} ms; games resigned: {}",
+        ms(arena::percentile(&report.reply_a, 50)),
+        ms(arena::percentile(&report.reply_a, 99)),
+        ms(arena::percentile(&report.reply_b, 50)),
+        ms(arena::percentile(&report.reply_b, 99)),
+        report.resignations()
     );
 }
 

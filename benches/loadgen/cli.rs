@@ -1,4 +1,4 @@
-//! The command line: a mode (`closed`, `open`, `idle`, `pairing`, `lobby-idle`) and its
+//! The command line: a mode (`closed`, `open`, `idle`, `pairing`, `lobby-idle`, `bots`) and its
 //! options, with clap's derive.
 //!
 //! Every count and duration has an upper bound, so no typo starts an endless run.
@@ -64,6 +64,34 @@ pub enum Mode {
         #[command(flatten)]
         common: Common,
     },
+    /// M people each playing Gomoku against a bot, game after game; reports the bot's
+    /// reply time as the person sees it (own move seen → the bot's move seen).
+    Bots {
+        #[command(flatten)]
+        bots: BotsArgs,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+/// Options of the bots mode.
+#[derive(Debug, Args)]
+pub struct BotsArgs {
+    /// People playing at once, each against its own bot.
+    #[arg(long, default_value_t = 4, value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub matches: u32,
+    /// The bots' strength: random, easy, medium or hard.
+    #[arg(long, default_value = "hard", value_parser = ["random", "easy", "medium", "hard"])]
+    pub strength: String,
+    /// Seconds of play before the measured window.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(0..=600))]
+    pub warmup: u64,
+    /// Seconds of the measured window.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub window: u64,
+    /// Seed of the people's random moves.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 /// Options of both playing modes.

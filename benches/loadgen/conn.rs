@@ -89,7 +89,17 @@ pub fn http_client(source: Ipv4Addr) -> Result<reqwest::Client, Failure> {
 
 /// Creates a Gomoku table (15 × 15, free opening, chosen seats) and returns its id.
 pub async fn create_table(http: &reqwest::Client, server: SocketAddr) -> Result<String, Failure> {
-    let body = serde_json::json!({"game": "gomoku", "settings": {"opening": "free", "seating": "chosen"}});
+    let settings = serde_json::json!({"opening": "free", "seating": "chosen"});
+    create_table_with(http, server, settings).await
+}
+
+/// Creates a Gomoku table with `settings` and returns its id.
+pub async fn create_table_with(
+    http: &reqwest::Client,
+    server: SocketAddr,
+    settings: serde_json::Value,
+) -> Result<String, Failure> {
+    let body = serde_json::json!({"game": "gomoku", "settings": settings});
     let response = http
         .post(format!("http://{server}/api/tables"))
         .json(&body)

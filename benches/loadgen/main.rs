@@ -8,6 +8,7 @@
 //! cargo bench --bench loadgen -- idle --connections 50000 --sources 8 --hold 10
 //! cargo bench --bench loadgen -- pairing --pairs 100 --warmup 5 --window 20 --pg
 //! cargo bench --bench loadgen -- lobby-idle --connections 5000 --hold 20
+//! cargo bench --bench loadgen -- bots --matches 4 --warmup 5 --window 60
 //! ```
 //!
 //! The server is given by `--url http://127.0.0.1:PORT` (loopback only) and its process by
@@ -17,7 +18,7 @@
 //! measurements are described in `docs/benchmarks.md` ("Load generator").
 //!
 //! Layout: `cli` (the options), `conn` (HTTP and WebSocket, event fields), `play` (closed
-//! and open modes), `idle`, `lobby` (the lobby's pools and messages), `pairing`,
+//! and open modes), `bots` (people against bots: the bots' reply time), `idle`, `lobby` (the lobby's pools and messages), `pairing`,
 //! `lobby_idle`, `ramp` (the idle modes' ramp and hold), `window` (the playing and pairing
 //! modes' schedule, window and report), `stats` (counters, histograms, report), `procfs`
 //! (/proc).
@@ -27,6 +28,7 @@
 //! its ramp limit, hold and 40 s, a lobby-idle run after its ramp limit, quiet, hold and 50 s. Without `--bench` in the arguments (`cargo test --benches`) it prints a
 //! line and exits.
 
+mod bots;
 mod cli;
 mod conn;
 mod idle;
@@ -56,7 +58,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let Some(mode) = cli.mode else {
         println!(
-            "loadgen: no mode given (closed, open, idle, pairing or lobby-idle); see `cargo bench --bench loadgen -- --help`"
+            "loadgen: no mode given (closed, open, idle, pairing, lobby-idle or bots); see `cargo bench --bench loadgen -- --help`"
         );
         return ExitCode::SUCCESS;
     };
@@ -65,7 +67,8 @@ fn main() -> ExitCode {
         | Mode::Open { common, .. }
         | Mode::Idle { common, .. }
         | Mode::Pairing { common, .. }
-        | Mode::LobbyIdle { common, .. } => common,
+        | Mode::LobbyIdle { common, .. }
+        | Mode::Bots { common, .. } => common,
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(usize::from(common.threads))
@@ -84,6 +87,7 @@ fn main() -> ExitCode {
         Mode::Idle { idle, .. } => Duration::from_secs(idle.ramp_limit + idle.hold + 40 + 10),
         Mode::Pairing { pairing, .. } => Duration::from_secs(20 + pairing.warmup + pairing.window) + play::STOP_GRACE,
         Mode::LobbyIdle { idle, .. } => Duration::from_secs(idle.ramp_limit + idle.quiet + idle.hold + 50),
+        Mode::Bots { bots, .. } => Duration::from_secs(20 + bots.warmup + bots.window) + play::STOP_GRACE,
     };
     let outcome = runtime.block_on(async {
         let run = async {
@@ -101,6 +105,7 @@ fn main() -> ExitCode {
                 Mode::LobbyIdle { idle, common } => lobby_idle::run(idle, common, server_pid)
                     .await
                     .map(|r| r.print(common.json)),
+                Mode::Bots { bots, common } => bots::run(bots, common, server_pid).await.map(|r| r.print(common.json)),
             }
         };
         tokio::select! {

@@ -111,6 +111,8 @@ pub struct BotSettings {
     pub hard_ms: u64,
     /// Bughouse bots move no faster than this on a fresh clock.
     pub bughouse_pace_ms: u64,
+    /// Bots may resign hopeless games (docs/bots.md, "Resigning").
+    pub resign: bool,
 }
 
 /// This node's place among several (see docs/operations.md, "Several nodes").
@@ -296,6 +298,7 @@ mod tests {
     fn defaults_parse() {
         let settings = Settings::defaults().expect("default.toml parses");
         assert_eq!(settings.server.port, 8080);
+        assert!(settings.bots.resign, "bots resign hopeless games unless told not to");
         assert!(settings.database.url.is_empty());
         assert!(settings.limits.max_message_bytes >= 1024);
         assert_eq!(settings.bots.budgets(), crate::bots::Budgets::default());

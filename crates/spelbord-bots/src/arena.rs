@@ -7,6 +7,11 @@
 //! if it is still legal then (a Bughouse pocket may have grown under them) and think
 //! again otherwise. With a clock, each seat's thinking and waiting is charged to it and a
 //! flag ends the game, as at a real table; the bots' budgets come from [`super::budget`].
+//!
+//! Bots resign as at a table (a [`Watch`] per seat, when the spec allows it). Each
+//! move's **reply time** is counted too: from the opponent's move that gave the seat its
+//! turn to the seat's own move landing (what a person playing the bot waits; no store
+//! here, so it is the think time plus any wait for the pace or a stale answer).
 
 use std::time::{Duration, Instant};
 
@@ -16,7 +21,8 @@ use rand::seq::IndexedRandom;
 use serde_json::Value;
 
 use super::budget::{self, think_time};
-use super::{Budgets, Context, Decision, Strength, decide};
+use super::resign::Watch;
+use super::{Budgets, Context, Decision, Strength, answer};
 use spelbord_games::{AnyGame, AnySettings, EndReason, GameResult, Outcome, Seat};
 
 /// A safety cap on a simulated game's length, in moves (every game here has a cap of its
@@ -36,6 +42,8 @@ pub struct MatchSpec {
     /// Each seat's time for the game (sudden death); `None` for untimed games.
     pub clock: Option<Duration>,
     pub seed: u64,
+    /// Whether bots may resign hopeless games (`bots.resign`).
+    pub resign: bool,
 }
 
 /// How one game went, from `a`'s side.
@@ -65,6 +73,9 @@ pub struct Report {
     /// Every think of `a` and of `b`.
     pub think_a: Vec<Duration>,
     pub think_b: Vec<Duration>,
+    /// Every move's reply time (the opponent's move seen → this move seen), of `a` and `b`.
+    pub reply_a: Vec<Duration>,
+    pub reply_b: Vec<Duration>,
     /// Answers the rules refused although the position had not changed (a bot's bug).
     pub illegal: usize,
 }
@@ -90,6 +101,14 @@ impl Report {
         self.games.iter().map(GameRecord::a_score).sum::<f64>() / self.games.len() as f64
     }
 
+    /// Games ended by a resignation, by either side.
+    pub fn resignations(&self) -> usize {
+        self.games
+            .iter()
+            .filter(|g| g.outcome.reason == EndReason::Resignation)
+            .count()
+    }
+
     /// Games lost on time, by either side.
     pub fn time_losses(&self) -> usize {
         self.games
@@ -104,11 +123,19 @@ pub fn mean_and_p99(times: &[Duration]) -> (Duration, Duration) {
     if times.is_empty() {
         return (Duration::ZERO, Duration::ZERO);
     }
+    let mean = times.iter().sum::<Duration>() / u32::try_from(times.len()).unwrap_or(u32::MAX);
+    (mean, percentile(times, 99))
+}
+
+/// The `p`th percentile (nearest rank) of some durations; zero for none.
+pub fn percentile(times: &[Duration], p: usize) -> Duration {
+    if times.is_empty() {
+        return Duration::ZERO;
+    }
     let mut sorted = times.to_vec();
     sorted.sort();
-    let mean = sorted.iter().sum::<Duration>() / u32::try_from(sorted.len()).unwrap_or(u32::MAX);
-    let index = (sorted.len() * 99).div_ceil(100).saturating_sub(1);
-    (mean, sorted[index.min(sorted.len() - 1)])
+    let index = (sorted.len() * p.min(100)).div_ceil(100).saturating_sub(1);
+    sorted[index.min(sorted.len() - 1)]
 }
 
 /// Plays the match, calling `progress` after each game.
@@ -139,6 +166,13 @@ pub fn play_match(spec: &MatchSpec, mut progress: impl FnMut(u32, &GameRecord)) 
                 report.think_b.push(think);
             }
         }
+        for (seat, reply) in played.replies {
+            if a_seats.contains(&seat) {
+                report.reply_a.push(reply);
+            } else {
+                report.reply_b.push(reply);
+            }
+        }
         let record = GameRecord {
             a_seats,
             outcome: played.outcome,
@@ -154,6 +188,8 @@ struct Played {
     outcome: Outcome,
     plies: u32,
     thinks: Vec<(Seat, Duration)>,
+    /// Each move's reply time: from the seat's turn beginning to its move landing.
+    replies: Vec<(Seat, Duration)>,
     /// Answers the rules refused although the position had not changed.
     illegal: usize,
 }
@@ -161,6 +197,8 @@ struct Played {
 /// A seat's answer, and the simulated instant it lands.
 struct Pending {
     decision: Decision<Value>,
+    /// How the bot saw the position, counted by its [`Watch`] when the answer lands.
+    outlook: super::Outlook,
     lands: Duration,
     /// Moves played when the bot decided: an answer the rules refuse although nothing
     /// moved since is the bot's fault.
@@ -179,6 +217,10 @@ struct SeatSim {
     pending: Option<Pending>,
     /// It said it must wait; the number of plies played when it did.
     waiting_at: Option<u32>,
+    /// Its outlooks in a row, for resigning.
+    watch: Watch,
+    /// Moves it has played in this game.
+    moves: u32,
 }
 
 fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
@@ -193,6 +235,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
     let mut now = Duration::ZERO;
     let mut plies = 0u32;
     let mut thinks = Vec::new();
+    let mut replies = Vec::new();
     let mut illegal = 0;
     let mut rng = SmallRng::seed_from_u64(seed);
     loop {
@@ -201,6 +244,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                 outcome: outcome.clone(),
                 plies,
                 thinks,
+                replies,
                 illegal,
             };
         }
@@ -209,6 +253,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                 outcome: Outcome::draw(EndReason::MoveLimit),
                 plies,
                 thinks,
+                replies,
                 illegal,
             };
         }
@@ -241,15 +286,16 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                     ..Context::with_budget(budget, seed ^ u64::from(plies) << 8 ^ u64::from(seat))
                 };
                 let started = Instant::now();
-                let decision = decide(&game, seat, strengths[usize::from(seat)], &ctx);
+                let answered = answer(&game, seat, strengths[usize::from(seat)], &ctx);
                 let think = started.elapsed();
                 thinks.push((seat, think));
                 let sim = &mut sims[usize::from(seat)];
-                match decision {
+                match answered.decision {
                     Decision::Wait => sim.waiting_at = Some(plies),
                     decision => {
                         sim.pending = Some(Pending {
                             decision,
+                            outlook: answered.outlook,
                             lands: sim.thinking_since + think,
                             plies,
                         })
@@ -284,6 +330,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                     },
                     plies,
                     thinks,
+                    replies,
                     illegal,
                 };
             }
@@ -298,9 +345,17 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
             game.finish(Outcome::win(winners, EndReason::Time));
             continue;
         }
-        let Some(pending) = sims[usize::from(seat)].pending.take() else {
+        let Some(mut pending) = sims[usize::from(seat)].pending.take() else {
             continue;
         };
+        let sim = &mut sims[usize::from(seat)];
+        // Every seat here is a bot: no person on any team.
+        if matches!(pending.decision, Decision::Play(_))
+            && sim.watch.resigns(game.kind(), pending.outlook, sim.moves, false)
+            && spec.resign
+        {
+            pending.decision = Decision::Resign;
+        }
         match pending.decision {
             Decision::Play(payload) => {
                 let played = match game.play_json(seat, &payload) {
@@ -319,6 +374,10 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                 let sim = &mut sims[usize::from(seat)];
                 if played {
                     plies += 1;
+                    sim.moves += 1;
+                    if let Some(began) = sim.turn_began {
+                        replies.push((seat, now - began));
+                    }
                     if let (Some(clock), Some(began)) = (sim.clock, sim.turn_began) {
                         sim.clock = Some(clock.saturating_sub(now - began));
                     }
@@ -385,6 +444,7 @@ mod tests {
             budgets: Budgets::default(),
             clock: (kind == GameKind::Bughouse).then(|| Duration::from_secs(180)),
             seed: 7,
+            resign: true,
         }
     }
 

@@ -5,6 +5,11 @@
 //! its increment, never takes more than a fifth of what is left, and keeps a margin for
 //! the time between the answer and the clock's stop; so its clock decays geometrically and
 //! it never loses on time through thinking, whatever the game's length.
+//!
+//! What a person sees is longer than the think: the bot's move is stored (a commit)
+//! before it is announced. So the table counts the store in the budget: it keeps back the
+//! slowest of its recent stores ([`StoreTimes`]) from every think ([`less_store`]), and a
+//! slow commit does not push the move past the budget.
 
 use std::time::Duration;
 
@@ -20,6 +25,49 @@ const MARGIN: Duration = Duration::from_millis(30);
 
 /// The shortest budget: enough for the quick tactical checks every bot makes first.
 pub const FLOOR: Duration = Duration::from_millis(5);
+
+/// The store's reserve before a table has stored any move: a commit on a quiet server.
+pub const STORE_GUESS: Duration = Duration::from_millis(5);
+
+/// How many recent stores [`StoreTimes`] remembers.
+const STORES_KEPT: usize = 16;
+
+/// The durations of a table's recent stores of moves (anyone's: they share the writer).
+#[derive(Debug, Clone, Default)]
+pub struct StoreTimes {
+    /// The last [`STORES_KEPT`] stores, oldest overwritten first.
+    recent: [Duration; STORES_KEPT],
+    /// How many were recorded (the next slot is this modulo [`STORES_KEPT`]).
+    recorded: usize,
+}
+
+impl StoreTimes {
+    /// A move's store took `took`.
+    pub fn record(&mut self, took: Duration) {
+        self.recent[self.recorded % STORES_KEPT] = took;
+        self.recorded += 1;
+    }
+
+    /// The time to keep back for the store: the slowest of the recent stores
+    /// ([`STORE_GUESS`] before the first).
+    pub fn reserve(&self) -> Duration {
+        if self.recorded == 0 {
+            return STORE_GUESS;
+        }
+        self.recent
+            .iter()
+            .take(self.recorded)
+            .copied()
+            .max()
+            .unwrap_or(STORE_GUESS)
+    }
+}
+
+/// `think` less the store's `reserve`: never less than three quarters of `think` (a
+/// store taking seconds is an outage, not a reason to stop thinking) nor below the floor.
+pub fn less_store(think: Duration, reserve: Duration) -> Duration {
+    think.saturating_sub(reserve.min(think / 4)).max(FLOOR.min(think))
+}
 
 /// The bot's own clock when it is asked to move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +133,26 @@ mod tests {
             increment: Duration::from_secs(1),
         };
         assert_eq!(think_time(HARD, clock), Duration::from_millis(570));
+    }
+
+    #[test]
+    fn the_store_is_counted_in_the_budget() {
+        let mut stores = StoreTimes::default();
+        assert_eq!(stores.reserve(), STORE_GUESS);
+        for ms in [3, 40, 2] {
+            stores.record(Duration::from_millis(ms));
+        }
+        // The slowest recent store is kept back.
+        assert_eq!(stores.reserve(), Duration::from_millis(40));
+        assert_eq!(less_store(HARD, stores.reserve()), Duration::from_millis(960));
+        // Once sixteen quicker stores came after it, it is forgotten.
+        for _ in 0..16 {
+            stores.record(Duration::from_millis(2));
+        }
+        assert_eq!(stores.reserve(), Duration::from_millis(2));
+        // An outage's store takes at most a quarter; the floor stays.
+        assert_eq!(less_store(HARD, Duration::from_secs(5)), Duration::from_millis(750));
+        assert_eq!(less_store(FLOOR, Duration::from_millis(40)), FLOOR);
     }
 
     /// Bughouse bullet: 3 minutes, no increment, 150 moves each (more than a long game),

@@ -12,6 +12,8 @@
 //! - [`arena`]: plays bots against each other (the `spelbord arena` command).
 //! - [`metrics`]: the search threads' gauges.
 //! - [`tt`]: the transposition table the engines' searches share (one per thread and engine).
+//! - [`resign`]: when a bot gives up a hopeless game (each engine's [`Outlook`], counted
+//!   per seat).
 
 pub mod arena;
 pub mod budget;
@@ -21,6 +23,7 @@ pub mod krux;
 pub mod lines_of_action;
 pub mod metrics;
 pub mod pool;
+pub mod resign;
 pub mod tt;
 
 use std::time::{Duration, Instant};
@@ -32,6 +35,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use spelbord_games::{AnyGame, Rules, Seat};
+
+pub use resign::Outlook;
 
 /// How strongly a bot plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -158,12 +163,46 @@ impl<M> Decision<M> {
     }
 }
 
+/// What a bot does, and how its search saw the position it moved from ([`resign`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer<M> {
+    pub decision: Decision<M>,
+    /// Read by the seat's [`resign::Watch`]: a bot resigns after several losing outlooks.
+    pub outlook: Outlook,
+}
+
+impl<M> From<Decision<M>> for Answer<M> {
+    /// A decision with nothing known of the position (easy, random, forced moves).
+    fn from(decision: Decision<M>) -> Answer<M> {
+        Answer {
+            decision,
+            outlook: Outlook::Unclear,
+        }
+    }
+}
+
+impl<M> Answer<M> {
+    pub fn map<N>(self, f: impl FnOnce(M) -> N) -> Answer<N> {
+        Answer {
+            decision: self.decision.map(f),
+            outlook: self.outlook,
+        }
+    }
+}
+
 /// A game a bot can play.
 pub trait Bot: Rules {
     /// What `seat` does now at `strength`. Called only when `seat` is to move and the game
     /// is not over; must answer by `ctx.deadline` (the table plays the answer only after
     /// checking it again), and never panic.
     fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<Self::Move>;
+
+    /// [`Bot::decide`] with the search's [`Outlook`] of the position, for resigning. An
+    /// engine whose search knows when it is lost answers here (and `decide` takes the
+    /// decision from it); the default knows nothing.
+    fn answer(&self, seat: Seat, strength: Strength, ctx: &Context) -> Answer<Self::Move> {
+        self.decide(seat, strength, ctx).into()
+    }
 
     /// Whether `seat` accepts a draw offered now: when its position is clearly lost or
     /// dead equal. Must be cheap (a static evaluation, no search): the table calls it
@@ -193,6 +232,16 @@ pub fn decide(game: &AnyGame, seat: Seat, strength: Strength, ctx: &Context) -> 
         AnyGame::LinesOfAction(game) => game.decide(seat, strength, ctx).map(|mv| encode(&mv)),
         AnyGame::Krux(game) => game.decide(seat, strength, ctx).map(|mv| encode(&mv)),
         AnyGame::Bughouse(game) => game.decide(seat, strength, ctx).map(|mv| encode(&mv)),
+    }
+}
+
+/// [`Bot::answer`] for a game of any kind, the move as its JSON payload.
+pub fn answer(game: &AnyGame, seat: Seat, strength: Strength, ctx: &Context) -> Answer<Value> {
+    match game {
+        AnyGame::Gomoku(game) => game.answer(seat, strength, ctx).map(|mv| encode(&mv)),
+        AnyGame::LinesOfAction(game) => game.answer(seat, strength, ctx).map(|mv| encode(&mv)),
+        AnyGame::Krux(game) => game.answer(seat, strength, ctx).map(|mv| encode(&mv)),
+        AnyGame::Bughouse(game) => game.answer(seat, strength, ctx).map(|mv| encode(&mv)),
     }
 }
 

@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::{Budgets, Context, Decision, Strength, decide};
+use super::{Budgets, Context, Decision, Outlook, Strength, answer};
 use spelbord_games::{AnyGame, Seat};
 
 /// What a table asks a bot to think about.
@@ -55,6 +55,8 @@ pub struct BotAnswer {
     pub ticket: u64,
     /// `None` when the search failed (it panicked).
     pub decision: Option<Decision<Value>>,
+    /// How the search saw the position, for the seat's [`crate::resign::Watch`].
+    pub outlook: Outlook,
     /// How long the search ran, from when a thread took it.
     pub think: Duration,
     /// How long it waited for a thread.
@@ -154,6 +156,8 @@ pub struct BotPool {
     threads: usize,
     /// Bughouse bots move no faster than this (scaled by their clock).
     pace_ms: u64,
+    /// Whether bots may resign hopeless games ([`crate::resign`], `bots.resign`).
+    resign: bool,
 }
 
 impl std::fmt::Debug for BotPool {
@@ -183,7 +187,18 @@ impl BotPool {
             budgets,
             threads,
             pace_ms: DEFAULT_BUGHOUSE_PACE_MS,
+            resign: true,
         }
+    }
+
+    /// Sets whether bots may resign hopeless games (`bots.resign`).
+    pub fn with_resign(self, resign: bool) -> BotPool {
+        BotPool { resign, ..self }
+    }
+
+    /// Whether bots may resign hopeless games.
+    pub fn resigns(&self) -> bool {
+        self.resign
     }
 
     /// Sets how fast Bughouse bots may move at most (`bots.bughouse_pace_ms`).
@@ -256,14 +271,19 @@ fn run_thread(shared: &Shared) {
         if context.clocks.is_none() {
             context.deadline += started.saturating_duration_since(job.queued_at);
         }
-        let decision = catch_unwind(AssertUnwindSafe(|| decide(&game, seat, strength, &context)));
-        if decision.is_err() {
+        let answered = catch_unwind(AssertUnwindSafe(|| answer(&game, seat, strength, &context)));
+        if answered.is_err() {
             tracing::error!(game = game.kind().id(), seat, "a bot search panicked");
         }
+        let (decision, outlook) = match answered {
+            Ok(answered) => (Some(answered.decision), answered.outlook),
+            Err(_) => (None, Outlook::Unclear),
+        };
         let answer = BotAnswer {
             seat,
             ticket,
-            decision: decision.ok(),
+            decision,
+            outlook,
             think: started.elapsed(),
             queued: started.saturating_duration_since(job.queued_at),
         };

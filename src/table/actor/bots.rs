@@ -11,7 +11,14 @@
 //! answer the rules refuse falls back to a random legal move, so a bot never stalls.
 //!
 //! Think time comes from [`crate::bots::budget`]: the strength's budget at an untimed
-//! table, less when the bot's own clock asks for it.
+//! table, less when the bot's own clock asks for it, and less the slowest of the table's
+//! recent stores (`budget::StoreTimes`): the player sees the bot's move once it is stored,
+//! so the store is counted in the budget.
+//!
+//! Resigning: each answer carries its search's outlook; a watch per seat
+//! ([`crate::bots::resign::Watch`]) counts them and, when the game's rule says so (and
+//! `bots.resign` allows it), the bot resigns instead of playing its move, through the
+//! same path as a person's `resign`. A bot never resigns for a team a person plays on.
 //!
 //! Each answer is counted when it first comes back (`spelbord_bot_think_seconds`, and
 //! `spelbord_bot_searches_total` by whether it kept its deadline): the search threads do
@@ -31,10 +38,11 @@ use tokio::time::Instant;
 use uuid::Uuid;
 
 use super::TableActor;
-use crate::bots::budget::{self, think_time};
+use crate::bots::budget::{self, StoreTimes, less_store, think_time};
 use crate::bots::pool::{BotAnswer, Search};
-use crate::bots::{Context, Decision, Strength};
-use crate::games::{EndReason, GameKind, Outcome, Seat};
+use crate::bots::resign::Watch;
+use crate::bots::{Context, Decision, Outlook, Strength};
+use crate::games::{GameKind, Seat};
 use crate::protocol::ErrorCode;
 use crate::table::time_control::TimeControl;
 
@@ -71,6 +79,10 @@ pub(super) struct BotSeats {
     thinking: Vec<Option<Thinking>>,
     /// Per seat: the position at which the bot said it must wait (Bughouse).
     waiting: Vec<Option<Stamp>>,
+    /// Per seat: its search's outlooks in a row, for resigning.
+    watches: Vec<Watch>,
+    /// The table's recent stores of moves: kept back from every think.
+    stores: StoreTimes,
     next_ticket: u64,
 }
 
@@ -79,14 +91,23 @@ impl BotSeats {
         BotSeats {
             thinking: vec![None; seat_count],
             waiting: vec![None; seat_count],
+            watches: vec![Watch::default(); seat_count],
+            stores: StoreTimes::default(),
             next_ticket: 0,
         }
     }
 
-    /// Forgets every search (their answers will be ignored) and every wait.
+    /// Forgets every search (their answers will be ignored), every wait and every
+    /// outlook counted (a new game, a take-back, an end).
     pub(super) fn reset(&mut self) {
         self.thinking.iter_mut().for_each(|slot| *slot = None);
         self.waiting.iter_mut().for_each(|slot| *slot = None);
+        self.watches.iter_mut().for_each(Watch::reset);
+    }
+
+    /// A move of this table was stored in `took` (counted in bots' budgets).
+    pub(super) fn stored(&mut self, took: Duration) {
+        self.stores.record(took);
     }
 
     pub(super) fn any_thinking(&self) -> bool {
@@ -194,8 +215,9 @@ impl TableActor {
         let control = self.settings.time_control;
         let clock = self.bot_clock(seat);
         let seat_count = u8::try_from(self.seats.count()).unwrap_or(u8::MAX);
+        let think = less_store(think_time(base, clock), self.bot_seats.stores.reserve());
         Context {
-            deadline: std::time::Instant::now() + think_time(base, clock),
+            deadline: std::time::Instant::now() + think,
             seed: rand::random(),
             clocks: clocks.map(|clocks| (0..seat_count).map(|s| clocks.remaining(s, now)).collect()),
             increment: control.increment(),
@@ -275,14 +297,12 @@ impl TableActor {
             self.think(seat, true, thinking.not_before);
             return;
         }
+        // A move found in a position the bot's watch says to give up is not played.
+        let gives_up = matches!(answer.decision, Some(Decision::Play(_))) && self.gives_up(seat, answer.outlook);
         match answer.decision {
+            Some(Decision::Play(_)) if gives_up => self.resign_for_bot(seat).await,
+            Some(Decision::Resign) => self.resign_for_bot(seat).await,
             Some(Decision::Play(payload)) => self.play_for_bot(seat, &payload, stale).await,
-            Some(Decision::Resign) => {
-                let outcome = Outcome::win(self.opponents_of(seat), EndReason::Resignation);
-                if let Err(refusal) = self.end_game(outcome).await {
-                    tracing::error!(table = %self.id, seat, message = %refusal.message, "a bot could not resign");
-                }
-            }
             Some(Decision::Wait) => {
                 let stamp = self.stamp();
                 if let Some(slot) = self.bot_seats.waiting.get_mut(index) {
@@ -293,6 +313,30 @@ impl TableActor {
         }
         self.run_premoves().await;
         self.wake_bots();
+    }
+
+    /// Counts a played answer's outlook for `seat`; whether the bot resigns now.
+    fn gives_up(&mut self, seat: Seat, outlook: Outlook) -> bool {
+        let kind = self.settings.kind();
+        let Ok(current) = self.playing() else { return false };
+        let moves_played = current.moves.seats().filter(|mover| *mover == seat).count();
+        let moves_played = u32::try_from(moves_played).unwrap_or(u32::MAX);
+        let team = self.settings.game.team_of(seat);
+        let person_on_team = self.seats.iter().any(|(other, holder)| {
+            other != seat && self.settings.game.team_of(other) == team && holder.is_some_and(|h| h.bot().is_none())
+        });
+        let resigns = self.bots.resigns();
+        let Some(watch) = self.bot_seats.watches.get_mut(usize::from(seat)) else {
+            return false;
+        };
+        watch.resigns(kind, outlook, moves_played, person_on_team) && resigns
+    }
+
+    /// A bot resigns, as a person does ([`TableActor::resign_seat`]).
+    async fn resign_for_bot(&mut self, seat: Seat) {
+        if let Err(refusal) = self.resign_seat(seat).await {
+            tracing::error!(table = %self.id, seat, message = %refusal.message, "a bot could not resign");
+        }
     }
 
     /// Plays a bot's move; one the rules refuse is thought again (when it was computed

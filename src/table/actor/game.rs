@@ -112,12 +112,14 @@ impl TableActor {
             series: series.as_ref().map(|(record, _)| *record),
             rating: rated.as_ref(),
         });
+        let store_started = Instant::now();
         let rating = self
             .store
             .append_move(current.id, record, result)
             .await
             .map_err(Refusal::storage)?;
         self.move_metrics.stored(&timer);
+        let store_took = store_started.elapsed();
         let series = series.map(|(_, series)| series);
 
         // A draw offer lapses when a player who has not agreed to it moves (a Bughouse bot
@@ -142,6 +144,7 @@ impl TableActor {
             current.undo_agreed.clear();
             current.new_game_agreed.clear();
         }
+        self.bot_seats.stored(store_took);
         self.wake_bots();
         self.event(|version| ServerMsg::Moved {
             version,
@@ -335,6 +338,12 @@ impl TableActor {
 
     pub(super) async fn resign(&mut self, conn: ConnId, seat: Option<Seat>) -> Result<(), Refusal> {
         let seat = self.acting_seat(conn, seat)?;
+        self.resign_seat(seat).await
+    }
+
+    /// `seat` resigns (a person's `resign`, or a bot giving up): its team loses, stored
+    /// then announced as `game_over` with the reason `resignation`.
+    pub(super) async fn resign_seat(&mut self, seat: Seat) -> Result<(), Refusal> {
         self.playing()?;
         let outcome = Outcome::win(self.opponents_of(seat), EndReason::Resignation);
         self.end_game(outcome).await

@@ -14,6 +14,14 @@
 //!   there at once are not given away) and the clocks ([`clock`]: behind on time it plays
 //!   faster and simpler).
 //!
+//! Resigning ([`crate::resign`]) is rare here, on purpose: a resignation ends the match on
+//! both boards, and the partner can still save a position this board's search sees as
+//! lost (a piece passed over blocks a mate; a mate there ends the match first). Medium and
+//! Hard report a proven loss only when their search found a forced mate against every
+//! move (with the pockets as they are) *and* the partner's board gives no hope
+//! ([`partner::hopeless`]); an evaluation alone never counts, and the table never lets a
+//! bot resign for a team a person plays on.
+//!
 //! Every strength answers with the quick sound move of [`tactics`] when its deadline has
 //! already passed, and waits ([`Decision::Wait`]) when its seat has no legal move or drop.
 
@@ -44,7 +52,7 @@ use std::time::{Duration, Instant};
 use rand::Rng;
 use shakmaty::{Move, Position};
 
-use super::{Bot, Context, Decision, Strength, random_move};
+use super::{Answer, Bot, Context, Decision, Outlook, Strength, random_move};
 use eval::{Eval, Knowledge};
 use node::Node;
 use search::{Config, MATE_BOUND};
@@ -59,19 +67,27 @@ const ANSWER_MARGIN: Duration = Duration::from_millis(5);
 
 impl Bot for Bughouse {
     fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<Self::Move> {
+        self.answer(seat, strength, ctx).decision
+    }
+
+    fn answer(&self, seat: Seat, strength: Strength, ctx: &Context) -> Answer<Self::Move> {
         if strength == Strength::Random {
-            return random_move(self, seat, ctx);
+            return random_move(self, seat, ctx).into();
         }
         let Some(root) = root_node(self, seat) else {
             // Not this seat's turn (the table never asks then), or a position the search
             // cannot represent: any legal move, or wait when there is none.
-            return random_move(self, seat, ctx);
+            return random_move(self, seat, ctx).into();
         };
         // Bughouse 960 writes castling as king takes rook.
         let mode = self.position(board_of(seat)).castles().mode();
-        match choose(self, seat, &root, strength, ctx) {
-            Some(m) => Decision::Play(BughouseMove { uci: m.to_uci(mode) }),
-            None => Decision::Wait,
+        let (chosen, outlook) = choose(self, seat, &root, strength, ctx);
+        match chosen {
+            Some(m) => Answer {
+                decision: Decision::Play(BughouseMove { uci: m.to_uci(mode) }),
+                outlook,
+            },
+            None => Decision::Wait.into(),
         }
     }
 
@@ -136,12 +152,13 @@ fn config(game: &Bughouse, seat: Seat, strength: Strength, plan: clock::Plan) ->
     }
 }
 
-/// The move `seat` plays at `strength`, `None` when it has none (it waits).
-fn choose(game: &Bughouse, seat: Seat, root: &Node, strength: Strength, ctx: &Context) -> Option<Move> {
+/// The move `seat` plays at `strength`, `None` when it has none (it waits), and the
+/// search's outlook for the team (see the module doc).
+fn choose(game: &Bughouse, seat: Seat, root: &Node, strength: Strength, ctx: &Context) -> (Option<Move>, Outlook) {
     let moves = root.legal_moves();
     match moves.len() {
-        0 => return None,
-        1 => return moves.first().copied(),
+        0 => return (None, Outlook::Unclear),
+        1 => return (moves.first().copied(), Outlook::Unclear),
         _ => {}
     }
     let plan = if strength == Strength::Hard {
@@ -150,10 +167,12 @@ fn choose(game: &Bughouse, seat: Seat, root: &Node, strength: Strength, ctx: &Co
         clock::Plan::FULL
     };
     let cfg = config(game, seat, strength, plan);
-    let quick = tactics::quick_move(root, &cfg.eval, &cfg.travel)?;
+    let Some(quick) = tactics::quick_move(root, &cfg.eval, &cfg.travel) else {
+        return (None, Outlook::Unclear);
+    };
     let start = Instant::now();
     if start >= ctx.deadline || root.play(quick, &cfg.travel).is_bughouse_mate() {
-        return Some(quick);
+        return (Some(quick), Outlook::Unclear);
     }
     let granted = ctx.deadline.saturating_duration_since(start);
     let budget = (granted * plan.budget_pct / 100).saturating_sub(ANSWER_MARGIN + granted / 50);
@@ -162,10 +181,10 @@ fn choose(game: &Bughouse, seat: Seat, root: &Node, strength: Strength, ctx: &Co
     match strength {
         Strength::Easy => {
             let Some(scores) = search::score_all(root, &cfg, cfg.max_depth, deadline) else {
-                return Some(quick);
+                return (Some(quick), Outlook::Unclear);
             };
             let mut rng = ctx.rng();
-            scores
+            let chosen = scores
                 .into_iter()
                 .map(|(m, score)| {
                     let noise = if score.abs() > MATE_BOUND {
@@ -176,8 +195,18 @@ fn choose(game: &Bughouse, seat: Seat, root: &Node, strength: Strength, ctx: &Co
                     (m, score + noise)
                 })
                 .max_by_key(|&(_, score)| score)
-                .map(|(m, _)| m)
+                .map(|(m, _)| m);
+            (chosen, Outlook::Unclear)
         }
-        _ => Some(search::think(root, &cfg, soft, deadline, quick).best),
+        _ => {
+            let found = search::think(root, &cfg, soft, deadline, quick);
+            let mated = found.depth >= 1 && found.score < -MATE_BOUND;
+            let outlook = if mated && partner::hopeless(game, seat) {
+                Outlook::Proven
+            } else {
+                Outlook::Unclear
+            };
+            (Some(found.best), outlook)
+        }
     }
 }

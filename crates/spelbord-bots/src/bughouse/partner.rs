@@ -11,8 +11,9 @@
 
 use shakmaty::{ByColor, ByRole, Color, Move, Position, Role, attacks};
 
-use super::eval::hand_value;
+use super::eval::{Eval, Knowledge, evaluate, hand_value};
 use super::node::{HAND_ROLES, Node, Travel};
+use super::tactics;
 use spelbord_games::Seat;
 use spelbord_games::bughouse::{Bughouse, board_of, colour_of};
 
@@ -66,4 +67,27 @@ pub fn travel(game: &Bughouse, seat: Seat, pct: i32) -> Travel {
         }
     }
     table
+}
+
+/// Whether the partner of `seat` gives the team no hope on the other board: it is not
+/// ahead there by the full static evaluation and, if it is to move, has no mate in one.
+/// A position the search cannot represent is hope (nothing is concluded from it).
+pub fn hopeless(game: &Bughouse, seat: Seat) -> bool {
+    let other = 1 - board_of(seat);
+    // Partners play opposite colours.
+    let partner = !colour_of(seat);
+    let Some(node) = Node::from_position(game.position(other)) else {
+        return false;
+    };
+    let node = node.with_rules(*game.house_rules());
+    if node.turn() == partner && tactics::mate_in_one(&node, &flat(0)).is_some() {
+        return false;
+    }
+    let eval = Eval {
+        knowledge: Knowledge::Full,
+        safety_pct: 100,
+    };
+    let for_mover = evaluate(&node, &eval);
+    let for_partner = if node.turn() == partner { for_mover } else { -for_mover };
+    for_partner <= 0
 }

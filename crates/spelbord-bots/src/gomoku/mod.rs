@@ -8,6 +8,7 @@
 //! - [`tt`]: this engine's transposition table, the shared [`crate::tt`].
 //! - [`tactics`]: forced moves and the static judgements (lost, dead drawn).
 //! - [`easy`] and [`think`]: how each strength picks its move.
+//! - [`outlook`]: whether the bot is lost beyond doubt (for resigning).
 //!
 //! Random plays a uniformly random legal move. Easy looks one ply ahead with noise but
 //! never misses a five, a block of a five or of an open three. Medium searches a few plies
@@ -17,6 +18,7 @@
 mod board;
 mod easy;
 mod eval;
+mod outlook;
 mod pattern;
 mod search;
 mod tactics;
@@ -38,7 +40,7 @@ mod tests;
 
 use board::Board;
 
-use super::{Bot, Context, Decision, Strength, random_move};
+use super::{Answer, Bot, Context, Decision, Strength, random_move};
 use spelbord_games::gomoku::{Gomoku, GomokuMove};
 use spelbord_games::{Rules, Seat};
 
@@ -61,6 +63,21 @@ impl Bot for Gomoku {
             Some(mv) if legal.contains(&mv) => Decision::Play(mv),
             // Never expected: the engine only picks empty squares of this board.
             _ => random_move(self, seat, ctx),
+        }
+    }
+
+    /// [`Bot::decide`], after [`outlook::judge`] has spent at most a fifth of the budget.
+    fn answer(&self, seat: Seat, strength: Strength, ctx: &Context) -> Answer<GomokuMove> {
+        let mut board = Board::from_game(self);
+        if board.to_move() != usize::from(seat) {
+            board.pass();
+        }
+        let now = std::time::Instant::now();
+        let judged_by = now + ctx.deadline.saturating_duration_since(now) / 5;
+        let outlook = outlook::judge(&mut board, strength, judged_by);
+        Answer {
+            decision: self.decide(seat, strength, ctx),
+            outlook,
         }
     }
 

@@ -11,6 +11,10 @@
 //! - **Hard**: alpha-beta over whole turns with iterative deepening, a transposition
 //!   table and move ordering ([`search`]), on the full evaluation ([`eval`]).
 //!
+//! Medium and Hard report their search's outlook with the turn ([`crate::resign`]): proven
+//! lost when every turn lets the opponent win at once (`-WIN`), lost at most
+//! [`RESIGN_VALUE`] after a completed iteration.
+//!
 //! Modules: [`root`] (the turns to choose from), [`eval`], [`search`], [`tt`] (this engine's
 //! transposition table, the shared [`crate::tt`]).
 
@@ -34,7 +38,7 @@ use std::time::Duration;
 use rand::Rng;
 use rand::seq::{IndexedRandom, SliceRandom};
 
-use super::{Bot, Context, Decision, Strength};
+use super::{Answer, Bot, Context, Decision, Outlook, Strength};
 use eval::{Evaluation, for_seat, mover_seat};
 use root::{Ending, Turn};
 use search::Limits;
@@ -91,23 +95,42 @@ fn easy(turns: &[Turn], seat: Seat, ctx: &Context) -> Decision<KruxMove> {
     }
 }
 
+/// At most this value (for the bot, after a completed iteration) the search judges its
+/// position lost ([`Outlook::Lost`]): well past a draw offer's [`LOST`].
+pub const RESIGN_VALUE: i32 = -600;
+
+/// How a search's value reads for resigning.
+fn outlook_of(value: i32, depth: u8) -> Outlook {
+    match value {
+        _ if depth < 1 => Outlook::Unclear,
+        v if v <= -search::WIN => Outlook::Proven,
+        v if v <= RESIGN_VALUE => Outlook::Lost,
+        _ => Outlook::Unclear,
+    }
+}
+
 impl Bot for Krux {
     fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<KruxMove> {
+        self.answer(seat, strength, ctx).decision
+    }
+
+    fn answer(&self, seat: Seat, strength: Strength, ctx: &Context) -> Answer<KruxMove> {
         if strength == Strength::Random {
             return match turn_outcomes(self).choose(&mut ctx.rng()) {
                 Some((parts, _)) => Decision::Play(KruxMove::Turn(parts.clone())),
                 None => Decision::Wait,
-            };
+            }
+            .into();
         }
         let turns = root::turns(self);
         if turns.is_empty() {
-            return Decision::Wait;
+            return Decision::Wait.into();
         }
         if let Some(win) = root::winning(&turns) {
-            return play(win);
+            return play(win).into();
         }
         let ((max_depth, root_width, inner_width), evaluation) = match strength {
-            Strength::Random | Strength::Easy => return easy(&turns, seat, ctx),
+            Strength::Random | Strength::Easy => return easy(&turns, seat, ctx).into(),
             Strength::Medium => (MEDIUM, Evaluation::Full),
             Strength::Hard => (HARD, Evaluation::Full),
         };
@@ -128,8 +151,11 @@ impl Bot for Krux {
             "krux {strength:?} searched"
         );
         match turns.get(found.best) {
-            Some(turn) => play(turn),
-            None => Decision::Wait,
+            Some(turn) => Answer {
+                decision: play(turn),
+                outlook: outlook_of(found.value, found.depth),
+            },
+            None => Decision::Wait.into(),
         }
     }
 

@@ -13,7 +13,11 @@
 //!
 //! The `simultaneous` setting is part of every judgement: a move that connects both sides
 //! is a draw or a win as the table says. Repetitions inside the search count as draws.
-//! A side without a move passes (its only legal move). The bot never resigns.
+//! A side without a move passes (its only legal move).
+//!
+//! Medium and Hard report their search's outlook with the move ([`crate::resign`]): lost
+//! when the score is at most [`RESIGN_SCORE`] below even, proven when the search found a
+//! forced loss against every move it considered.
 //!
 //! - [`board`]: the search's board, packed moves and the end check;
 //! - [`threats`]: groups, connecting moves, the root's sorting of moves;
@@ -43,9 +47,9 @@ use rand::Rng;
 
 use self::board::{Board, Mv, to_loa};
 use self::eval::{Knowledge, evaluate};
-use self::search::{Profile, Task, best_move, margin};
+use self::search::{Profile, Task, WIN_BOUND, best_move, margin};
 use self::threats::{RootMoves, can_win_now};
-use super::{Bot, Context, Decision, Strength, random_move};
+use super::{Answer, Bot, Context, Decision, Outlook, Strength, random_move};
 use spelbord_games::lines_of_action::{LinesOfAction, LoaMove, Side};
 use spelbord_games::{Rules, Seat};
 
@@ -82,6 +86,21 @@ const EASY_NOISE: i32 = 120;
 
 /// Below this evaluation (for the seat asked) a draw offer is welcome.
 const LOST: i32 = -300;
+/// At most this score (for the side to move, after a completed iteration) the search
+/// judges its position lost ([`Outlook::Lost`]): twice a draw offer's [`LOST`].
+pub const RESIGN_SCORE: i32 = -600;
+
+/// How a search's score reads for resigning: proven lost beyond the win bound, lost at
+/// most [`RESIGN_SCORE`], and unclear if no iteration completed.
+fn outlook_of(score: i32, depth: i32) -> Outlook {
+    match score {
+        _ if depth < 1 => Outlook::Unclear,
+        s if s <= -WIN_BOUND => Outlook::Proven,
+        s if s <= RESIGN_SCORE => Outlook::Lost,
+        _ => Outlook::Unclear,
+    }
+}
+
 /// Within this evaluation of zero, a long game that has started repeating is dead equal.
 const EQUAL: i32 = 25;
 /// "Long" for [`EQUAL`], in moves played.
@@ -136,15 +155,21 @@ impl Style {
 
 /// The move of the side to move in the running `game`, in `style`, by `ctx.deadline`.
 pub fn choose(game: &LinesOfAction, style: Style, ctx: &Context) -> LoaMove {
+    judge(game, style, ctx).0
+}
+
+/// [`choose`], with the search's outlook (unclear for the one-ply styles).
+pub fn judge(game: &LinesOfAction, style: Style, ctx: &Context) -> (LoaMove, Outlook) {
     let started = Instant::now();
     let rule = game.simultaneous();
     let board = Board::new(game.board(), rule);
     let roots = RootMoves::classify(&board, rule);
     if let Some(mv) = roots.winning {
-        return to_loa(mv);
+        return (to_loa(mv), Outlook::Unclear);
     }
     let candidates = roots.candidates();
     let quick = || one_ply(&board, &candidates, Knowledge::SIMPLE, || 0);
+    let mut outlook = Outlook::Unclear;
     let chosen = if candidates.len() <= 1 || ctx.out_of_time() {
         quick()
     } else {
@@ -163,21 +188,31 @@ pub fn choose(game: &LinesOfAction, style: Style, ctx: &Context) -> LoaMove {
                     deadline: ctx.deadline.checked_sub(margin(budget)).unwrap_or(ctx.deadline),
                     seed: ctx.seed,
                 };
-                Some(tt::with_table(|table| best_move(&task, &profile, table)).mv)
+                let found = tt::with_table(|table| best_move(&task, &profile, table));
+                outlook = outlook_of(found.score, found.depth);
+                Some(found.mv)
             }
         }
     };
     // `candidates` is never empty (a side without a step has the pass), so neither is
     // the choice; the pass is a safe fallback all the same.
-    chosen.map_or(LoaMove::Pass, to_loa)
+    (chosen.map_or(LoaMove::Pass, to_loa), outlook)
 }
 
 impl Bot for LinesOfAction {
     fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<LoaMove> {
+        self.answer(seat, strength, ctx).decision
+    }
+
+    fn answer(&self, seat: Seat, strength: Strength, ctx: &Context) -> Answer<LoaMove> {
         if strength == Strength::Random || self.to_move() != Some(seat) {
-            return random_move(self, seat, ctx);
+            return random_move(self, seat, ctx).into();
         }
-        Decision::Play(choose(self, Style::of(strength), ctx))
+        let (mv, outlook) = judge(self, Style::of(strength), ctx);
+        Answer {
+            decision: Decision::Play(mv),
+            outlook,
+        }
     }
 
     fn accepts_draw(&self, seat: Seat, _strength: Strength) -> bool {

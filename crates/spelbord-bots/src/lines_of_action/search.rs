@@ -15,7 +15,7 @@ use spelbord_games::lines_of_action::Simultaneous;
 /// The score of a win on the move (less one per ply until it happens).
 pub const WIN: i32 = 30_000;
 /// Scores beyond this (either sign) are wins or losses.
-const WIN_BOUND: i32 = WIN - 1_000;
+pub const WIN_BOUND: i32 = WIN - 1_000;
 /// Beyond every score.
 const INFINITY: i32 = WIN + 1;
 /// The deepest ply the search goes (a guard; iterative deepening stops long before).

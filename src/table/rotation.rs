@@ -388,6 +388,23 @@ mod tests {
         }
     }
 
+    /// A rotation of `seats` for `queue` with nothing special: `rotate`, partners kept,
+    /// no result, everyone here, nobody gone; each test changes what it is about.
+    fn defaults<'a>(seats: &'a Seats, queue: &'a [Waiting]) -> After<'a> {
+        After {
+            rule: Rotation::Rotate,
+            partners: Partners::Keep,
+            seats,
+            winners: None,
+            by_rule: false,
+            away_step_out: false,
+            streak: &|_| 0,
+            present: &|_| true,
+            gone: &|_| false,
+            queue,
+        }
+    }
+
     fn names(seats: &Seats) -> Vec<String> {
         seats.iter().map(|(_, h)| h.map_or("-".into(), Holder::name)).collect()
     }
@@ -417,15 +434,13 @@ mod tests {
         let is_gone = |key: &PlayerKey| gone.contains(&club.name_of(key));
         next_seating(&After {
             rule,
-            partners: Partners::Keep,
-            seats: &seats,
             winners,
             by_rule: true,
             away_step_out: true,
             streak: &streak,
             present: &present,
             gone: &is_gone,
-            queue: &queue,
+            ..defaults(&seats, &queue)
         })
     }
 
@@ -631,16 +646,10 @@ mod tests {
         let queue = club.queue(&["E", "F", "G"]);
         let away_b = |key: &PlayerKey| club.name_of(key) != "B";
         let plan = next_seating(&After {
-            rule: Rotation::Rotate,
-            partners: Partners::Keep,
-            seats: &seats,
-            winners: None,
-            by_rule: false,
             away_step_out: true,
             streak: &|_| 7,
             present: &away_b,
-            gone: &|_| false,
-            queue: &queue,
+            ..defaults(&seats, &queue)
         });
         assert_eq!(names(&plan.seats), ["A", "E", "F", "D"]);
         assert_eq!(queue_names(&plan.queue), ["G"]);
@@ -655,15 +664,11 @@ mod tests {
         let present = |key: &PlayerKey| club.name_of(key) != "B";
         let plan = next_seating(&After {
             rule: Rotation::WinnersStay,
-            partners: Partners::Keep,
-            seats: &seats,
             winners: Some(winners),
             by_rule: true,
-            away_step_out: false,
             streak: &|_| 1,
             present: &present,
-            gone: &|_| false,
-            queue: &queue,
+            ..defaults(&seats, &queue)
         });
         assert_eq!(names(&plan.seats), ["A", "B", "E", "D"]);
         assert_eq!(queue_names(&plan.queue), ["F", "C"]);
@@ -676,16 +681,8 @@ mod tests {
         seats.stand(2);
         let queue = club.queue(&["E", "F"]);
         let plan = next_seating(&After {
-            rule: Rotation::Rotate,
-            partners: Partners::Keep,
-            seats: &seats,
-            winners: None,
-            by_rule: false,
-            away_step_out: false,
             streak: &|_| 3,
-            present: &|_| true,
-            gone: &|_| false,
-            queue: &queue,
+            ..defaults(&seats, &queue)
         });
         assert_eq!(names(&plan.seats), ["A", "B", "E", "D"]);
         assert_eq!(queue_names(&plan.queue), ["F"]);
@@ -701,14 +698,9 @@ mod tests {
         let plan = next_seating(&After {
             rule: Rotation::WinnersStay,
             partners: Partners::Draw,
-            seats: &seats,
             winners: Some(winners),
             by_rule: true,
-            away_step_out: false,
-            streak: &|_| 0,
-            present: &|_| true,
-            gone: &|_| false,
-            queue: &queue,
+            ..defaults(&seats, &queue)
         });
         let mut seated = names(&plan.seats);
         seated.sort();

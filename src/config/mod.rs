@@ -111,6 +111,10 @@ pub struct BotSettings {
     pub hard_ms: u64,
     /// Bughouse bots move no faster than this on a fresh clock.
     pub bughouse_pace_ms: u64,
+    /// External engines, by name (`[bots.engines.NAME]`; docs/bots.md, "Engines"): seated
+    /// as `engine:NAME` at tables of their game. None by default.
+    #[serde(default)]
+    pub engines: std::collections::BTreeMap<String, crate::bots::engine::EngineConfig>,
 }
 
 /// This node's place among several (see docs/operations.md, "Several nodes").

@@ -12,10 +12,14 @@
 //! - [`arena`]: plays bots against each other (the `spelbord arena` command).
 //! - [`metrics`]: the search threads' gauges.
 //! - [`tt`]: the transposition table the engines' searches share (one per thread and engine).
+//! - [`choice`]: who holds a bot seat, one of our strengths or a configured engine
+//!   (`engine:NAME`); [`engine`]: external engines, their processes and protocols.
 
 pub mod arena;
 pub mod budget;
 pub mod bughouse;
+pub mod choice;
+pub mod engine;
 pub mod gomoku;
 pub mod krux;
 pub mod lines_of_action;
@@ -32,6 +36,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use spelbord_games::{AnyGame, Rules, Seat};
+
+pub use choice::{BotChoice, EngineName};
 
 /// How strongly a bot plays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

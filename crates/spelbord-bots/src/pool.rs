@@ -21,6 +21,11 @@
 //!
 //! A search that panics is caught and answered as `None`; the table then plays a random
 //! legal move for the bot rather than stall.
+//!
+//! A search for an engine's seat (`engine:NAME`) goes to that engine's own threads
+//! ([`crate::engine`]) instead, and comes back on the same channel; an engine no longer
+//! configured (the table was stored before the configuration changed) is played by our
+//! hard bot here.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -31,7 +36,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::{Budgets, Context, Decision, Strength, decide};
+use super::engine::Engines;
+use super::engine::worker::EngineJob;
+use super::{BotChoice, Budgets, Context, Decision, Strength, decide};
 use spelbord_games::{AnyGame, Seat};
 
 /// What a table asks a bot to think about.
@@ -39,7 +46,7 @@ use spelbord_games::{AnyGame, Seat};
 pub struct Search {
     pub game: AnyGame,
     pub seat: Seat,
-    pub strength: Strength,
+    pub strength: BotChoice,
     pub context: Context,
     /// The table's number for this request, returned with the answer so the table can
     /// tell a current answer from a stale one.
@@ -154,6 +161,8 @@ pub struct BotPool {
     threads: usize,
     /// Bughouse bots move no faster than this (scaled by their clock).
     pace_ms: u64,
+    /// The configured external engines.
+    engines: Engines,
 }
 
 impl std::fmt::Debug for BotPool {
@@ -183,6 +192,29 @@ impl BotPool {
             budgets,
             threads,
             pace_ms: DEFAULT_BUGHOUSE_PACE_MS,
+            engines: Engines::default(),
+        }
+    }
+
+    /// Sends `engine:NAME` seats' searches to these engines.
+    pub fn with_engines(self, engines: Engines) -> BotPool {
+        BotPool { engines, ..self }
+    }
+
+    /// The configured engines.
+    pub fn engines(&self) -> &Engines {
+        &self.engines
+    }
+
+    /// The thinking time of `choice` at an untimed table (an engine's `move_ms`; `hard`'s
+    /// for an engine no longer configured, which our hard bot plays).
+    pub fn budget(&self, choice: BotChoice) -> Duration {
+        match choice {
+            BotChoice::Bot(strength) => self.budgets.of(strength),
+            BotChoice::Engine(name) => self
+                .engines
+                .move_time(name)
+                .unwrap_or_else(|| self.budgets.of(Strength::Hard)),
         }
     }
 
@@ -205,7 +237,41 @@ impl BotPool {
     }
 
     /// Queues a search; its answer comes back on `reply`.
-    pub fn submit(&self, search: Search, reply: mpsc::UnboundedSender<Box<BotAnswer>>) {
+    pub fn submit(&self, mut search: Search, reply: mpsc::UnboundedSender<Box<BotAnswer>>) {
+        if let BotChoice::Engine(name) = search.strength {
+            let job = EngineJob {
+                game: search.game,
+                seat: search.seat,
+                context: search.context,
+                ticket: search.ticket,
+                owner: search.owner,
+                reply,
+                queued_at: Instant::now(),
+                span: tracing::Span::current(),
+            };
+            let Err(job) = self.engines.submit(name, job) else {
+                return;
+            };
+            tracing::warn!(engine = %name, "a seat holds an engine no longer configured: our hard bot plays for it");
+            let EngineJob {
+                game,
+                seat,
+                context,
+                ticket,
+                owner,
+                reply,
+                ..
+            } = *job;
+            search = Search {
+                game,
+                seat,
+                strength: BotChoice::Bot(Strength::Hard),
+                context,
+                ticket,
+                owner,
+            };
+            return self.submit(search, reply);
+        }
         let owner = search.owner;
         let job = Job {
             search,
@@ -256,6 +322,7 @@ fn run_thread(shared: &Shared) {
         if context.clocks.is_none() {
             context.deadline += started.saturating_duration_since(job.queued_at);
         }
+        let strength = strength.stand_in();
         let decision = catch_unwind(AssertUnwindSafe(|| decide(&game, seat, strength, &context)));
         if decision.is_err() {
             tracing::error!(game = game.kind().id(), seat, "a bot search panicked");
@@ -273,7 +340,7 @@ fn run_thread(shared: &Shared) {
 }
 
 /// Puts the calling thread at nice 19, the lowest priority (Linux: per thread).
-fn lower_priority() {
+pub(crate) fn lower_priority() {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: `gettid` has no preconditions; `setpriority` on our own thread id only
@@ -305,7 +372,7 @@ mod tests {
                 Search {
                     game: settings.new_game(),
                     seat: 0,
-                    strength: Strength::Random,
+                    strength: Strength::Random.into(),
                     context: Context::with_budget(Duration::from_millis(1), ticket),
                     ticket,
                     owner: IpAddr::from([127, 0, 0, 1]),

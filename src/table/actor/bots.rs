@@ -33,7 +33,7 @@ use uuid::Uuid;
 use super::TableActor;
 use crate::bots::budget::{self, think_time};
 use crate::bots::pool::{BotAnswer, Search};
-use crate::bots::{Context, Decision, Strength};
+use crate::bots::{BotChoice, Context, Decision};
 use crate::games::{EndReason, GameKind, Outcome, Seat};
 use crate::protocol::ErrorCode;
 use crate::table::time_control::TimeControl;
@@ -187,8 +187,8 @@ impl TableActor {
 
     /// The deadline and knowledge a search of `seat` gets: the strength's budget, less
     /// when the bot's own clock asks for it.
-    fn search_context(&self, seat: Seat, strength: Strength) -> Context {
-        let base = self.bots.budgets().of(strength);
+    fn search_context(&self, seat: Seat, strength: BotChoice) -> Context {
+        let base = self.bots.budget(strength);
         let now = Instant::now();
         let clocks = self.current.as_ref().and_then(|current| current.clocks.as_ref());
         let control = self.settings.time_control;

@@ -90,7 +90,11 @@ pub async fn create(
         .map_err(|err| ApiError::bad_request("bad_setting", err.sentence(), Some(err.field)))?;
     for (seat, choice) in &settings.bots {
         state.engines.check(settings.kind(), *choice).map_err(|refused| {
-            ApiError::bad_request("bad_setting", refused.to_string(), Some(format!("settings.bots.{seat}")))
+            ApiError::bad_request(
+                "bad_setting",
+                refused.to_string(),
+                Some(format!("settings.bots.{seat}")),
+            )
         })?;
     }
     let table = state.tables.create_for_any_node(settings).await.map_err(|err| {

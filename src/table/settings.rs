@@ -401,7 +401,10 @@ mod bot_tests {
         let settings = TableSettings::read("bughouse", Some(json!({"bots": {"1": "hard", "3": "random"}}))).unwrap();
         assert_eq!(
             settings.bots.clone().into_iter().collect::<Vec<_>>(),
-            vec![(1, Strength::Hard.into()), (3, Strength::Random.into())]
+            vec![
+                (1, crate::bots::Strength::Hard.into()),
+                (3, crate::bots::Strength::Random.into())
+            ]
         );
         let again = TableSettings::read("bughouse", Some(settings.to_json())).unwrap();
         assert_eq!(again.to_json()["bots"], json!({"1": "hard", "3": "random"}));

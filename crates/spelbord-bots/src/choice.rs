@@ -19,7 +19,7 @@ pub const ENGINE_PREFIX: &str = "engine:";
 
 /// A configured engine's name: 1 to [`EngineName::MAX`] characters of `a`–`z`, `0`–`9`,
 /// `_` and `-` (the key of `[bots.engines.NAME]`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EngineName {
     /// How many of `bytes` are the name.
     len: u8,
@@ -51,6 +51,19 @@ impl EngineName {
     pub fn as_str(&self) -> &str {
         // Only ASCII is ever stored (see `new`).
         std::str::from_utf8(&self.bytes[..usize::from(self.len)]).unwrap_or_default()
+    }
+}
+
+impl Ord for EngineName {
+    /// Alphabetical.
+    fn cmp(&self, other: &EngineName) -> std::cmp::Ordering {
+        self.as_str().cmp(other.as_str())
+    }
+}
+
+impl PartialOrd for EngineName {
+    fn partial_cmp(&self, other: &EngineName) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
     }
 }
 
@@ -162,11 +175,22 @@ mod tests {
     #[test]
     fn malformed_engine_names_are_refused() {
         let long = format!("engine:{}", "a".repeat(EngineName::MAX + 1));
-        for id in ["engine:", "engine:Fairy", "engine:a b", "engine:é", long.as_str(), "Hard", "engine"] {
+        for id in [
+            "engine:",
+            "engine:Fairy",
+            "engine:a b",
+            "engine:é",
+            long.as_str(),
+            "Hard",
+            "engine",
+        ] {
             assert_eq!(BotChoice::from_id(id), None, "{id}");
         }
         assert!(serde_json::from_value::<BotChoice>(serde_json::json!("engine:")).is_err());
-        assert_eq!(BotChoice::from_id(&format!("engine:{}", "a".repeat(EngineName::MAX))).map(|c| c.id().len()), Some(31));
+        assert_eq!(
+            BotChoice::from_id(&format!("engine:{}", "a".repeat(EngineName::MAX))).map(|c| c.id().len()),
+            Some(31)
+        );
     }
 
     #[test]

@@ -164,7 +164,9 @@ mod tests {
     use super::*;
 
     fn fairy() -> EngineConfig {
-        toml_like(r#"{"game": "bughouse", "protocol": "uci", "command": ["/usr/games/fairy-stockfish"], "move_ms": 500}"#)
+        toml_like(
+            r#"{"game": "bughouse", "protocol": "uci", "command": ["/usr/games/fairy-stockfish"], "move_ms": 500}"#,
+        )
     }
 
     fn toml_like(json: &str) -> EngineConfig {
@@ -175,7 +177,10 @@ mod tests {
     fn defaults_fill_what_is_left_out() {
         let config = fairy();
         assert_eq!(config.validate("fairy").map(|n| n.to_string()), Ok("fairy".to_owned()));
-        assert_eq!((config.processes, config.margin_ms, config.variant.as_str()), (1, 500, "bughouse"));
+        assert_eq!(
+            (config.processes, config.margin_ms, config.variant.as_str()),
+            (1, 500, "bughouse")
+        );
         assert_eq!(config.display_name("fairy"), "fairy");
     }
 
@@ -190,10 +195,18 @@ mod tests {
         assert_eq!(fairy().validate("Fairy"), Err(ConfigError::Name("Fairy".into())));
         let mut config = fairy();
         config.move_ms = 0;
-        assert_eq!(config.validate("fairy"), Err(ConfigError::Zero("fairy".into(), "move_ms")));
+        assert_eq!(
+            config.validate("fairy"),
+            Err(ConfigError::Zero("fairy".into(), "move_ms"))
+        );
         let mut config = fairy();
         config.options.insert("Hash".into(), "1\nquit".into());
         assert!(matches!(config.validate("fairy"), Err(ConfigError::LineBreak(..))));
-        assert!(serde_json::from_str::<EngineConfig>(r#"{"game": "bughouse", "protocol": "uci", "command": ["x"], "move_ms": 1, "shell": true}"#).is_err());
+        assert!(
+            serde_json::from_str::<EngineConfig>(
+                r#"{"game": "bughouse", "protocol": "uci", "command": ["x"], "move_ms": 1, "shell": true}"#
+            )
+            .is_err()
+        );
     }
 }

@@ -13,14 +13,14 @@
 //! board of `size`, `x = column` and `y = size - row` (`H8` on 15 is `7,7`; `A1` is `0,14`;
 //! `A15` is `0,0`).
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use spelbord_games::Seat;
 use spelbord_games::gomoku::{Gomoku, Square, Variant};
 
 use super::process::EngineProcess;
-use super::session::{SessionError, millis_until};
+use super::session::{MIN_MOVE_MS, SessionError, millis_until};
 
 /// What the conversation remembers.
 #[derive(Debug, Default)]
@@ -36,9 +36,12 @@ impl Gomocup {
         game: &Gomoku,
         seat: Seat,
         deadline: Instant,
-        hard_stop: Instant,
+        margin: Duration,
     ) -> Result<Value, SessionError> {
         let size = game.size();
+        // The time the engine is given counts from now (a start may have eaten the move's).
+        let turn = millis_until(deadline, MIN_MOVE_MS);
+        let hard_stop = Instant::now() + Duration::from_millis(turn) + margin;
         if self.size != Some(size) {
             process.send(&format!("START {size}"))?;
             loop {
@@ -51,7 +54,7 @@ impl Gomocup {
             }
             self.size = Some(size);
         }
-        process.send(&format!("INFO timeout_turn {}", millis_until(deadline, 1)))?;
+        process.send(&format!("INFO timeout_turn {turn}"))?;
         process.send("INFO timeout_match 0")?;
         let rule = match game.variant() {
             Variant::Free => 0,

@@ -116,7 +116,9 @@ fn read_lines(stdout: impl Read, sender: &mpsc::Sender<String>) {
         match reader.by_ref().take(MAX_LINE).read_until(b'\n', &mut buffer) {
             Ok(0) | Err(_) => return,
             Ok(_) => {
-                let line = String::from_utf8_lossy(&buffer).trim_end_matches(['\r', '\n']).to_owned();
+                let line = String::from_utf8_lossy(&buffer)
+                    .trim_end_matches(['\r', '\n'])
+                    .to_owned();
                 if sender.send(line).is_err() {
                     return;
                 }

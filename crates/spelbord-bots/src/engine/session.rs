@@ -2,7 +2,7 @@
 //! protocol ([`super::uci`], [`super::gomocup`]), and dropped (killed) when it failed, so the
 //! next move starts a fresh one.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use spelbord_games::{AnyGame, Seat};
@@ -18,6 +18,8 @@ use super::{EngineConfig, EngineProtocol};
 pub enum SessionError {
     #[error("no command configured")]
     NoCommand,
+    #[error("the engine did not start: {0}")]
+    Start(Box<SessionError>),
     #[error("could not start the engine: {0}")]
     Spawn(std::io::Error),
     #[error("the engine exited")]
@@ -38,7 +40,7 @@ impl SessionError {
     /// The `reason` label of `spelbord_engine_fallbacks_total`.
     pub fn reason(&self) -> &'static str {
         match self {
-            SessionError::NoCommand | SessionError::Spawn(_) => "start",
+            SessionError::NoCommand | SessionError::Spawn(_) | SessionError::Start(_) => "start",
             SessionError::Died => "died",
             SessionError::Timeout => "timeout",
             SessionError::Protocol(_) | SessionError::WrongGame => "protocol",
@@ -50,7 +52,10 @@ impl SessionError {
     /// Whether the process must go (it is dead, hung or confused); an illegal move or no
     /// move leaves a working engine in place.
     pub fn fatal(&self) -> bool {
-        !matches!(self, SessionError::Illegal(_) | SessionError::NoMove | SessionError::WrongGame)
+        !matches!(
+            self,
+            SessionError::Illegal(_) | SessionError::NoMove | SessionError::WrongGame
+        )
     }
 }
 
@@ -71,7 +76,9 @@ impl Session {
         let mut process = EngineProcess::spawn(config)?;
         let until = Instant::now() + config.start_time();
         let protocol = match config.protocol {
-            EngineProtocol::Uci => Protocol::Uci(Uci::start(&mut process, config, until)?),
+            EngineProtocol::Uci => Protocol::Uci(
+                Uci::start(&mut process, config, until).map_err(|err| SessionError::Start(Box::new(err)))?,
+            ),
             EngineProtocol::Gomocup => Protocol::Gomocup(Gomocup::default()),
         };
         Ok(Session { process, protocol })
@@ -86,23 +93,28 @@ impl Session {
     }
 
     /// The engine's move for `seat`, as the game's JSON payload (not yet checked against
-    /// the rules). It should answer by `deadline`; it is given until `hard_stop`.
+    /// the rules). It is told to answer by `deadline` (at least [`MIN_MOVE_MS`] from now,
+    /// should starting it have eaten the time), and given `margin` more before it counts as
+    /// hung.
     pub(super) fn ask(
         &mut self,
         game: &AnyGame,
         seat: Seat,
         deadline: Instant,
-        hard_stop: Instant,
+        margin: Duration,
     ) -> Result<Value, SessionError> {
         match (&mut self.protocol, game) {
-            (Protocol::Uci(uci), AnyGame::Bughouse(game)) => uci.ask(&mut self.process, game, seat, deadline, hard_stop),
+            (Protocol::Uci(uci), AnyGame::Bughouse(game)) => uci.ask(&mut self.process, game, seat, deadline, margin),
             (Protocol::Gomocup(gomocup), AnyGame::Gomoku(game)) => {
-                gomocup.ask(&mut self.process, game, seat, deadline, hard_stop)
+                gomocup.ask(&mut self.process, game, seat, deadline, margin)
             }
             _ => Err(SessionError::WrongGame),
         }
     }
 }
+
+/// The least time an engine is given for a move, however late it was asked.
+pub(super) const MIN_MOVE_MS: u64 = 10;
 
 /// Milliseconds from now until `deadline`, at least `floor`.
 pub(super) fn millis_until(deadline: Instant, floor: u64) -> u64 {

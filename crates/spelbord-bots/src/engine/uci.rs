@@ -7,7 +7,7 @@
 //! `readyok`. Each move: `UCI_Chess960` when the board's castling calls for it changed,
 //! `position fen FEN`, `go movetime MS`, and the lines up to `bestmove`.
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 use shakmaty::EnPassantMode;
@@ -17,7 +17,7 @@ use spelbord_games::bughouse::{Bughouse, board_of};
 
 use super::EngineConfig;
 use super::process::EngineProcess;
-use super::session::{SessionError, millis_until};
+use super::session::{MIN_MOVE_MS, SessionError, millis_until};
 
 /// Kept back from the move's time for the pipes and the engine's own overhead.
 const OVERHEAD_MS: u64 = 30;
@@ -31,7 +31,11 @@ pub(super) struct Uci {
 
 impl Uci {
     /// The handshake, answered by `until`.
-    pub(super) fn start(process: &mut EngineProcess, config: &EngineConfig, until: Instant) -> Result<Uci, SessionError> {
+    pub(super) fn start(
+        process: &mut EngineProcess,
+        config: &EngineConfig,
+        until: Instant,
+    ) -> Result<Uci, SessionError> {
         process.send("uci")?;
         wait_for(process, "uciok", until)?;
         process.send(&format!("setoption name UCI_Variant value {}", config.variant))?;
@@ -49,7 +53,7 @@ impl Uci {
         game: &Bughouse,
         seat: Seat,
         deadline: Instant,
-        hard_stop: Instant,
+        margin: Duration,
     ) -> Result<Value, SessionError> {
         let chess960 = game.chess960_number().is_some();
         if chess960 != self.chess960 {
@@ -58,8 +62,9 @@ impl Uci {
         }
         let fen = Fen::from_position(game.position(board_of(seat)), EnPassantMode::Legal);
         process.send(&format!("position fen {fen}"))?;
-        let movetime = millis_until(deadline, OVERHEAD_MS + 1) - OVERHEAD_MS;
+        let movetime = millis_until(deadline, OVERHEAD_MS + MIN_MOVE_MS) - OVERHEAD_MS;
         process.send(&format!("go movetime {movetime}"))?;
+        let hard_stop = Instant::now() + Duration::from_millis(movetime + OVERHEAD_MS) + margin;
         loop {
             let line = process.line(hard_stop)?;
             if let Some(answer) = best_move(&line) {
@@ -100,10 +105,16 @@ mod tests {
     #[test]
     fn bestmove_lines_become_payloads() {
         assert_eq!(best_move("info depth 3").map(|r| r.ok()), None);
-        assert_eq!(best_move("bestmove e2e4 ponder e7e5").unwrap().unwrap(), json!({"uci": "e2e4"}));
+        assert_eq!(
+            best_move("bestmove e2e4 ponder e7e5").unwrap().unwrap(),
+            json!({"uci": "e2e4"})
+        );
         assert_eq!(best_move("bestmove N@f3").unwrap().unwrap(), json!({"uci": "N@f3"}));
         assert!(matches!(best_move("bestmove (none)"), Some(Err(SessionError::NoMove))));
         assert!(matches!(best_move("bestmove"), Some(Err(SessionError::NoMove))));
-        assert!(matches!(best_move("bestmove e2e4;rm"), Some(Err(SessionError::Protocol(_)))));
+        assert!(matches!(
+            best_move("bestmove e2e4;rm"),
+            Some(Err(SessionError::Protocol(_)))
+        ));
     }
 }

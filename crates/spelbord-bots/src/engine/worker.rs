@@ -177,8 +177,7 @@ fn ask(
             session.insert(started)
         }
     };
-    let hard_stop = context.deadline + shared.config.margin();
-    let payload = running.ask(game, seat, context.deadline, hard_stop)?;
+    let payload = running.ask(game, seat, context.deadline, shared.config.margin())?;
     let mut copy = game.clone();
     match copy.play_json(seat, &payload) {
         Ok(_) => Ok(payload),

@@ -137,9 +137,39 @@ impl Engines {
             .collect()
     }
 
+    /// Moves our hard bot answered for the engine `name` since it started.
+    pub fn fallbacks(&self, name: EngineName) -> u64 {
+        self.engines.get(&name).map_or(0, |engine| engine.shared.fallbacks())
+    }
+
     /// An engine's thinking time per move at an untimed table.
     pub fn move_time(&self, name: EngineName) -> Option<Duration> {
         self.config(name).map(EngineConfig::move_time)
+    }
+
+    /// The engine's decision for `seat`, waiting for it on this thread (the arena's way;
+    /// tables get theirs on their channel through the search pool). `None` when no such
+    /// engine is configured or its thread is gone.
+    pub fn decide_blocking(
+        &self,
+        name: EngineName,
+        game: &spelbord_games::AnyGame,
+        seat: spelbord_games::Seat,
+        context: &crate::Context,
+    ) -> Option<crate::Decision<serde_json::Value>> {
+        let (reply, mut answers) = tokio::sync::mpsc::unbounded_channel();
+        let job = EngineJob {
+            game: game.clone(),
+            seat,
+            context: context.clone(),
+            ticket: 0,
+            owner: std::net::IpAddr::from([127, 0, 0, 1]),
+            reply,
+            queued_at: std::time::Instant::now(),
+            span: tracing::Span::current(),
+        };
+        self.submit(name, job).ok()?;
+        answers.blocking_recv()?.decision
     }
 
     /// Queues a move for the engine; gives the job back when no such engine is configured.

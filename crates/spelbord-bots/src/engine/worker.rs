@@ -9,6 +9,7 @@
 //! and their engines inherit it.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -47,6 +48,9 @@ pub(super) struct Shared {
     config: EngineConfig,
     queue: Mutex<Queue>,
     ready: Condvar,
+    /// Moves our hard bot answered for this engine (the metric counts them too; the arena
+    /// reads this).
+    fallbacks: AtomicU64,
 }
 
 impl Shared {
@@ -56,11 +60,16 @@ impl Shared {
             config,
             queue: Mutex::default(),
             ready: Condvar::new(),
+            fallbacks: AtomicU64::new(0),
         }
     }
 
     pub(super) fn config(&self) -> &EngineConfig {
         &self.config
+    }
+
+    pub(super) fn fallbacks(&self) -> u64 {
+        self.fallbacks.load(Ordering::Relaxed)
     }
 
     pub(super) fn push(&self, job: EngineJob) {
@@ -145,6 +154,7 @@ fn answer(
         Err(err) => {
             tracing::warn!(engine = %shared.key, error = %err, "the engine gave no usable move: our hard bot plays this one");
             crate::metrics::engine_fallback(&shared.key, err.reason());
+            shared.fallbacks.fetch_add(1, Ordering::Relaxed);
             if err.fatal() {
                 *session = None; // Killed; started again at the next move.
             }

@@ -10,6 +10,7 @@
 
 mod common;
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -331,8 +332,15 @@ async fn only_engines_configured_for_the_table_s_game_are_seated() {
 fn fairy_installed() -> bool {
     let here = Path::new(FAIRY).exists();
     if !here {
-        assert!(std::env::var("CI").is_err(), "{FAIRY} is missing (.ci/run installs it)");
-        eprintln!("skipped: {FAIRY} is not installed (apt-get install fairy-stockfish)");
+        assert!(
+            !std::env::var("CI").is_ok_and(|ci| ci == "true"),
+            "CI must run the engine test, but {FAIRY} is missing (.ci/run installs it)"
+        );
+        // Straight to stderr, past the test harness's capture: a skip must be seen.
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped the Fairy-Stockfish test: {FAIRY} is not installed (apt-get install fairy-stockfish; with CI=true this fails)"
+        );
     }
     here
 }

@@ -265,6 +265,41 @@ async fn a_hung_engine_is_killed_after_its_deadline_and_margin() {
 }
 
 #[tokio::test]
+async fn the_engine_runs_under_the_configured_resource_limits() {
+    let limits = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("limits-{}.txt", std::process::id()));
+    let _ = std::fs::remove_file(&limits);
+    let limits_file = limits.display().to_string();
+    let mut config = fake(&["random", "--limits", &limits_file], 200, 2_000);
+    config.memory_mb = 256;
+    config.cpu_seconds = 77;
+    let app = app_with(vec![("limited", config)]).await;
+    let (id, mut mirror) = table_with(
+        &app,
+        "gomoku",
+        json!({"seating": "chosen", "bots": {"1": "engine:limited"}}),
+    )
+    .await;
+    let mut person = person_at(&app, &id).await;
+    let (engine_moves, _) = play(&mut person, &mut mirror, &[0], 1).await;
+    assert_eq!(engine_moves, 1);
+    let text = std::fs::read_to_string(&limits).expect("the engine wrote its limits");
+    // `/proc/self/limits`: the name, the soft limit, the hard limit and the unit.
+    let limit = |name: &str| -> Vec<String> {
+        let line = text.lines().find(|line| line.starts_with(name)).unwrap_or_default();
+        line[name.len()..].split_whitespace().map(str::to_owned).collect()
+    };
+    assert_eq!(limit("Max cpu time"), ["77", "77", "seconds"], "{text}");
+    let bytes = (256u64 * 1024 * 1024).to_string();
+    assert_eq!(
+        limit("Max address space"),
+        [bytes.as_str(), bytes.as_str(), "bytes"],
+        "{text}"
+    );
+    let text = scrape(&app).await;
+    assert_eq!(fallbacks(&text, "limited", None), 0.0);
+}
+
+#[tokio::test]
 async fn only_engines_configured_for_the_table_s_game_are_seated() {
     let app = app_with(vec![
         ("rnd", fake(&["random"], 200, 2_000)),

@@ -9,7 +9,8 @@
 //! - `hang`: never answers a `BOARD`.
 //!
 //! `--pids FILE` appends the process id to FILE at start (the test checks a hung engine was
-//! killed).
+//! killed); `--limits FILE` copies `/proc/self/limits` to FILE at start (the test checks the
+//! resource limits the server set).
 
 use std::collections::HashSet;
 use std::io::{BufRead, Write};
@@ -30,6 +31,12 @@ fn main() {
                 .open(path)
                 .expect("the pid file");
             writeln!(file, "{}", std::process::id()).expect("the pid written");
+        }
+    }
+    if let Some(index) = args.iter().position(|arg| arg == "--limits") {
+        if let Some(path) = args.get(index + 1) {
+            let limits = std::fs::read_to_string("/proc/self/limits").expect("the process's limits");
+            std::fs::write(path, limits).expect("the limits written");
         }
     }
     let mut seed = u64::from(std::process::id()) ^ 0x9E37_79B9_7F4A_7C15;

@@ -129,26 +129,70 @@ impl<T> Scheduler<T> {
     }
 }
 
-/// The queue the threads share, and whether the pool has been dropped.
-#[derive(Default)]
-struct Queue {
-    jobs: Scheduler<Job>,
+/// Work waiting for threads, taken fairly by owner ([`Scheduler`]), until it is closed: the
+/// search threads' queue, and each engine's.
+pub(crate) struct JobQueue<T> {
+    state: Mutex<QueueState<T>>,
+    ready: Condvar,
+}
+
+struct QueueState<T> {
+    jobs: Scheduler<T>,
+    /// No more work will come: the threads end once the queue is empty.
     closed: bool,
 }
 
-#[derive(Default)]
-struct Shared {
-    queue: Mutex<Queue>,
-    ready: Condvar,
+impl<T> Default for JobQueue<T> {
+    fn default() -> JobQueue<T> {
+        JobQueue {
+            state: Mutex::new(QueueState {
+                jobs: Scheduler::default(),
+                closed: false,
+            }),
+            ready: Condvar::new(),
+        }
+    }
 }
+
+impl<T> JobQueue<T> {
+    pub(crate) fn push(&self, owner: IpAddr, item: T) {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .jobs
+            .push(owner, item);
+        self.ready.notify_one();
+    }
+
+    /// Lets the threads end once what is queued is taken.
+    pub(crate) fn close(&self) {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner).closed = true;
+        self.ready.notify_all();
+    }
+
+    /// The next item, waiting for one; `None` once the queue is closed and empty.
+    pub(crate) fn next(&self) -> Option<T> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(item) = state.jobs.pop() {
+                return Some(item);
+            }
+            if state.closed {
+                return None;
+            }
+            state = self.ready.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+type Shared = JobQueue<Job>;
 
 /// Held by every clone of the pool: when the last one goes, the threads end.
 struct Closer(Arc<Shared>);
 
 impl Drop for Closer {
     fn drop(&mut self) {
-        self.0.queue.lock().unwrap_or_else(PoisonError::into_inner).closed = true;
-        self.0.ready.notify_all();
+        self.0.close();
     }
 }
 
@@ -280,24 +324,7 @@ impl BotPool {
             span: tracing::Span::current(),
             queued: crate::metrics::queued_search(),
         };
-        let mut queue = self.shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
-        queue.jobs.push(owner, job);
-        drop(queue);
-        self.shared.ready.notify_one();
-    }
-}
-
-/// The next job, waiting for one; `None` once the pool is gone.
-fn next_job(shared: &Shared) -> Option<Job> {
-    let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
-    loop {
-        if let Some(job) = queue.jobs.pop() {
-            return Some(job);
-        }
-        if queue.closed {
-            return None;
-        }
-        queue = shared.ready.wait(queue).unwrap_or_else(PoisonError::into_inner);
+        self.shared.push(owner, job);
     }
 }
 
@@ -305,7 +332,7 @@ fn run_thread(shared: &Shared) {
     lower_priority();
     let _counted = crate::metrics::bot_thread();
     loop {
-        let Some(job) = next_job(shared) else { return };
+        let Some(job) = shared.next() else { return };
         drop(job.queued);
         let _searching = crate::metrics::bot_searching();
         let _in_table = job.span.enter();

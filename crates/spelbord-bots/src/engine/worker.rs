@@ -9,8 +9,8 @@
 //! and their engines inherit it.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::time::Instant;
 
 use serde_json::Value;
@@ -19,7 +19,7 @@ use tokio::sync::mpsc;
 
 use super::EngineConfig;
 use super::session::{Session, SessionError};
-use crate::pool::{BotAnswer, Scheduler};
+use crate::pool::{BotAnswer, JobQueue};
 use crate::{Context, Decision, Strength, budget, decide};
 
 /// One move an engine is asked for.
@@ -35,19 +35,12 @@ pub(crate) struct EngineJob {
     pub(crate) span: tracing::Span,
 }
 
-#[derive(Default)]
-struct Queue {
-    jobs: Scheduler<EngineJob>,
-    closed: bool,
-}
-
 /// What the engine's threads share: its configuration and its queue.
 pub(super) struct Shared {
     /// The section's key (the metrics' `engine` label).
     key: String,
     config: EngineConfig,
-    queue: Mutex<Queue>,
-    ready: Condvar,
+    queue: JobQueue<EngineJob>,
     /// Moves our hard bot answered for this engine (the metric counts them too; the arena
     /// reads this).
     fallbacks: AtomicU64,
@@ -58,8 +51,7 @@ impl Shared {
         Shared {
             key: key.to_owned(),
             config,
-            queue: Mutex::default(),
-            ready: Condvar::new(),
+            queue: JobQueue::default(),
             fallbacks: AtomicU64::new(0),
         }
     }
@@ -73,29 +65,12 @@ impl Shared {
     }
 
     pub(super) fn push(&self, job: EngineJob) {
-        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
-        queue.jobs.push(job.owner, job);
-        drop(queue);
-        self.ready.notify_one();
+        self.queue.push(job.owner, job);
     }
 
-    /// Ends the threads (each kills its process) once their current move is answered.
+    /// Ends the threads (each kills its process) once the queued moves are answered.
     pub(super) fn close(&self) {
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner).closed = true;
-        self.ready.notify_all();
-    }
-
-    fn next(&self) -> Option<EngineJob> {
-        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if let Some(job) = queue.jobs.pop() {
-                return Some(job);
-            }
-            if queue.closed {
-                return None;
-            }
-            queue = self.ready.wait(queue).unwrap_or_else(PoisonError::into_inner);
-        }
+        self.queue.close();
     }
 }
 
@@ -115,7 +90,7 @@ pub(super) fn start(shared: &Arc<Shared>) {
 fn run(shared: &Shared) {
     crate::pool::lower_priority();
     let mut session: Option<Session> = None;
-    while let Some(job) = shared.next() {
+    while let Some(job) = shared.queue.next() {
         let _in_table = job.span.enter();
         let started = Instant::now();
         let mut context = job.context;

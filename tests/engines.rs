@@ -11,8 +11,7 @@
 mod common;
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::path::Path;
 use std::time::Duration;
 
 use common::{Client, TestApp, spawn_app_with};
@@ -28,24 +27,6 @@ use spelbord::table::TableSettings;
 /// Fairy-Stockfish as Debian installs it (`.ci/run` installs it).
 const FAIRY: &str = "/usr/games/fairy-stockfish";
 
-/// The fake Gomocup engine, compiled once for this test process.
-fn fake_engine() -> &'static Path {
-    static BUILT: OnceLock<PathBuf> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/gomocup_fake.rs");
-        let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gomocup_fake");
-        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
-        let status = std::process::Command::new(rustc)
-            .args(["--edition", "2021", "-o"])
-            .arg(&out)
-            .arg(&source)
-            .status()
-            .expect("rustc runs");
-        assert!(status.success(), "the fake engine compiles");
-        out
-    })
-}
-
 /// An engine's configuration, with the defaults for what is not given.
 fn engine(config: Value) -> EngineConfig {
     serde_json::from_value(config).expect("an engine configuration")
@@ -53,7 +34,7 @@ fn engine(config: Value) -> EngineConfig {
 
 /// A Gomocup engine running the fake in `mode` (and its arguments).
 fn fake(mode: &[&str], move_ms: u64, margin_ms: u64) -> EngineConfig {
-    let mut command = vec![fake_engine().display().to_string()];
+    let mut command = vec![common::gomocup_fake().display().to_string()];
     command.extend(mode.iter().map(|arg| (*arg).to_owned()));
     engine(json!({
         "game": "gomoku", "protocol": "gomocup", "command": command,

@@ -57,7 +57,8 @@ fetch("/api/bots")
   .then((response) => (response.ok ? response.json() : null))
   .then((offered) => {
     engines = (offered && offered.engines) || [];
-    if (table && engines.length) render();
+    // Only the seats name engines (the "Add computer" lists, an engine's name).
+    if (table && !awaitingSeats && engines.length) renderSeats();
   })
   .catch(() => { /* no engines listed: our strengths only */ });
 

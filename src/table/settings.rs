@@ -266,7 +266,8 @@ fn read_flag(reader: &mut SettingsReader, key: &str) -> Result<bool, SettingErro
 }
 
 /// Reads the `bots` setting: `{"1": "hard"}` puts the computer at strength `hard` in
-/// seat 1. At least one seat is left for a person.
+/// seat 1 (`"engine:NAME"` an external engine, whose configuration the caller checks). At
+/// least one seat is left for a person.
 fn read_bots(value: Option<Value>, seat_count: usize) -> Result<BTreeMap<Seat, BotChoice>, SettingError> {
     const FIELD: &str = "settings.bots";
     let map = match value {
@@ -295,10 +296,12 @@ fn read_bots(value: Option<Value>, seat_count: usize) -> Result<BTreeMap<Seat, B
                     ),
                 )
             })?;
-        let strength = value
-            .as_str()
-            .and_then(BotChoice::from_id)
-            .ok_or_else(|| SettingError::new(field, "must be one of \"random\", \"easy\", \"medium\", \"hard\""))?;
+        let strength = value.as_str().and_then(BotChoice::from_id).ok_or_else(|| {
+            SettingError::new(
+                field,
+                "must be one of \"random\", \"easy\", \"medium\", \"hard\" or \"engine:NAME\" (GET /api/bots)",
+            )
+        })?;
         bots.insert(seat, strength);
     }
     if bots.len() >= seat_count {

@@ -363,6 +363,19 @@ fn fairy_installed() -> bool {
 
 #[tokio::test]
 async fn fairy_stockfish_holds_a_bughouse_seat_over_websockets() {
+    fairy_plays_a_game(json!({}), "fairy").await;
+}
+
+#[tokio::test]
+async fn fairy_stockfish_plays_bughouse_960() {
+    // Position 0 (BBQNNRKR): the FEN's castling rights and UCI_Chess960 as the engine reads
+    // them; every answer is accepted by our rules (whether it castles is the game's affair).
+    fairy_plays_a_game(json!({"chess960": true, "chess960_position": 0}), "fairy960").await;
+}
+
+/// A person (seat 0) with two random bots against Fairy-Stockfish in seat 1 at a Bughouse
+/// table with `settings`, to the end of the game: every answer is the engine's own.
+async fn fairy_plays_a_game(settings: Value, name: &str) {
     if !fairy_installed() {
         return;
     }
@@ -370,9 +383,12 @@ async fn fairy_stockfish_holds_a_bughouse_seat_over_websockets() {
         "game": "bughouse", "protocol": "uci", "command": [FAIRY], "move_ms": 50,
         "name": "Fairy-Stockfish", "options": {"Threads": "1", "Hash": "16"},
     }));
-    let app = app_with(vec![("fairy", fairy)]).await;
-    let bots = json!({"1": "engine:fairy", "2": "random", "3": "random"});
-    let (id, mut mirror) = table_with(&app, "bughouse", json!({"seating": "chosen", "bots": bots})).await;
+    let app = app_with(vec![(name, fairy)]).await;
+    let bots = json!({"1": format!("engine:{name}"), "2": "random", "3": "random"});
+    let mut settings = settings;
+    settings["seating"] = json!("chosen");
+    settings["bots"] = bots;
+    let (id, mut mirror) = table_with(&app, "bughouse", settings).await;
     let mut person = person_at(&app, &id).await;
     // Every move of the three bots' boards is checked against the mirror as it comes.
     let (_, over) = play(&mut person, &mut mirror, &[0], usize::MAX).await;
@@ -387,7 +403,7 @@ async fn fairy_stockfish_holds_a_bughouse_seat_over_websockets() {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    assert_eq!(starts(&text, "fairy"), 1.0);
+    assert_eq!(starts(&text, name), 1.0);
     let AnyGame::Bughouse(game) = &mirror else {
         panic!("a Bughouse game")
     };

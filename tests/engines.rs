@@ -382,6 +382,8 @@ async fn fairy_plays_a_game(settings: Value, name: &str) {
     let fairy = engine(json!({
         "game": "bughouse", "protocol": "uci", "command": [FAIRY], "move_ms": 50,
         "name": "Fairy-Stockfish", "options": {"Threads": "1", "Hash": "16"},
+        // Generous: this test is about the engine's answers, not the machine's speed.
+        "margin_ms": 10_000, "start_ms": 30_000,
     }));
     let app = app_with(vec![(name, fairy)]).await;
     let bots = json!({"1": format!("engine:{name}"), "2": "random", "3": "random"});

@@ -32,6 +32,8 @@ pub enum BindError {
     Listen { address: String, source: std::io::Error },
     #[error("cannot read the server's secrets from the database: {0}")]
     Database(#[from] crate::store::StoreError),
+    #[error("{0}")]
+    Engines(#[from] crate::bots::engine::ConfigError),
 }
 
 /// A server bound to its port, ready to run.
@@ -61,9 +63,11 @@ impl App {
             idle_after: std::time::Duration::from_secs(settings.limits.idle_table_seconds),
             quotas: crate::table::quota::QuotaSettings::from(&settings.limits),
         });
+        let engines = crate::bots::engine::Engines::start(&settings.bots.engines)?;
         let bots = BotPool::start(settings.bots.thread_count(), settings.bots.budgets())
             .with_bughouse_pace(settings.bots.bughouse_pace_ms)
-            .with_resign(settings.bots.resign);
+            .with_resign(settings.bots.resign)
+            .with_engines(engines.clone());
         let secret = store.token_secret().await?;
         let tokens = TokenIssuer::new(secret);
         let (listings, listing_updates) = ListingSink::channel();
@@ -136,6 +140,7 @@ impl App {
             origins,
             node_name,
             lobby,
+            engines,
         };
         Ok(App { listener, state, node })
     }

@@ -14,8 +14,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use spelbord::app::App;
-use spelbord::bots::Strength;
+use spelbord::bots::BotChoice;
 use spelbord::bots::arena::{self, MatchSpec};
+use spelbord::bots::engine::Engines;
 use spelbord::config::{LogFormat, Settings};
 use spelbord::games::{AnySettings, GameKind, SettingsReader};
 use spelbord::store::Database;
@@ -48,11 +49,12 @@ enum Command {
     Arena {
         #[arg(long)]
         game: ArenaGame,
-        /// The strength of side `a`: random, easy, medium or hard.
+        /// The strength of side `a`: random, easy, medium or hard, or `engine:NAME` for an
+        /// engine configured in `bots.engines`.
         #[arg(long, value_parser = parse_strength)]
-        a: Strength,
+        a: BotChoice,
         #[arg(long, value_parser = parse_strength)]
-        b: Strength,
+        b: BotChoice,
         #[arg(long, default_value_t = 20)]
         games: u32,
         /// Every bot's budget per move, overriding the configured ones.
@@ -75,8 +77,9 @@ enum ArenaGame {
     Bughouse,
 }
 
-fn parse_strength(text: &str) -> Result<Strength, String> {
-    Strength::from_id(text).ok_or_else(|| format!("unknown strength \"{text}\"; one of random, easy, medium, hard"))
+fn parse_strength(text: &str) -> Result<BotChoice, String> {
+    BotChoice::from_id(text)
+        .ok_or_else(|| format!("unknown strength \"{text}\"; one of random, easy, medium, hard, engine:NAME"))
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -122,13 +125,30 @@ fn main() -> ExitCode {
                 ArenaGame::Krux => GameKind::Krux,
                 ArenaGame::Bughouse => GameKind::Bughouse,
             };
-            let (budgets, resign) = match Settings::load() {
-                Ok(settings) => (settings.bots.budgets(), settings.bots.resign),
+            let (budgets, resign, engines) = match Settings::load() {
+                Ok(settings) => (
+                    settings.bots.budgets(),
+                    settings.bots.resign,
+                    Engines::start(&settings.bots.engines),
+                ),
                 Err(err) => {
                     eprintln!("spelbord arena: {err}");
                     return ExitCode::FAILURE;
                 }
             };
+            let engines = match engines {
+                Ok(engines) => engines,
+                Err(err) => {
+                    eprintln!("spelbord arena: {err}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            for side in [a, b] {
+                if let Err(refused) = engines.check(kind, side) {
+                    eprintln!("spelbord arena: {refused}");
+                    return ExitCode::FAILURE;
+                }
+            }
             let settings = match AnySettings::read(kind, &mut SettingsReader::new(Default::default())) {
                 Ok(settings) => settings,
                 Err(err) => {
@@ -143,6 +163,7 @@ fn main() -> ExitCode {
                 settings,
                 a,
                 b,
+                engines,
                 games,
                 ms_per_move,
                 budgets,
@@ -208,6 +229,15 @@ fn run_arena(kind: GameKind, spec: &MatchSpec) {
         ms(arena::percentile(&report.reply_b, 99)),
         report.resignations()
     );
+    for side in [spec.a, spec.b] {
+        if let BotChoice::Engine(name) = side {
+            println!(
+                "{}: moves our hard bot answered for it: {}",
+                side.id(),
+                spec.engines.fallbacks(name)
+            );
+        }
+    }
 }
 
 fn ms(duration: std::time::Duration) -> f64 {

@@ -189,6 +189,14 @@ fn describe() {
     describe_gauge!(BOT_THREADS_BUSY, "Bot search threads searching now.");
     describe_gauge!(BOT_SEARCHES_QUEUED, "Bot searches waiting for a free thread.");
     describe_counter!(
+        spelbord_bots::metrics::ENGINE_FALLBACKS,
+        "Moves an external engine did not answer usably, played by our hard bot, by engine and reason."
+    );
+    describe_counter!(
+        spelbord_bots::metrics::ENGINE_STARTS,
+        "External engine processes started, by engine."
+    );
+    describe_counter!(
         RATE_LIMITED,
         "Requests or messages refused by a rate limit or a cap, by limit."
     );

@@ -9,7 +9,7 @@ use std::cell::RefCell;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::bots::Strength;
+use crate::bots::BotChoice;
 use crate::games::{EndReason, Outcome, Seat};
 use crate::series::SeriesFormat;
 use crate::table::clock::ClockView;
@@ -84,7 +84,7 @@ pub enum ClientMsg {
     /// Puts the computer, at a strength, in a free seat (seated players, before a game).
     AddBot {
         seat: Seat,
-        strength: Strength,
+        strength: BotChoice,
     },
     /// Takes the computer out of a seat (seated players, before a game).
     RemoveBot {
@@ -367,6 +367,8 @@ pub enum ErrorCode {
     UndoPending,
     /// `add_bot` at a rated table: games against the computer are never rated.
     RatedTable,
+    /// `add_bot` of `engine:NAME` when no such engine is configured for the table's game.
+    UnknownEngine,
     /// The table has started games by agreement too fast; the message says when the next
     /// may start (`limits.game_starts_per_minute`).
     TooManyGames,
@@ -428,9 +430,10 @@ pub struct SeatView {
 #[derive(Debug, Clone, Serialize)]
 pub struct PlayerView {
     pub name: String,
-    /// The strength of a bot (`"hard"`); absent for a person.
+    /// The strength of a bot (`"hard"`, or `"engine:NAME"` for a configured engine);
+    /// absent for a person.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub bot: Option<Strength>,
+    pub bot: Option<BotChoice>,
     /// Whether the player has at least one open connection to the table.
     pub connected: bool,
     /// While the player is away during a game: milliseconds left to come back before the
@@ -680,7 +683,7 @@ pub enum ServerMsg {
         name: String,
         /// The strength, when the computer took the seat.
         #[serde(skip_serializing_if = "Option::is_none")]
-        bot: Option<Strength>,
+        bot: Option<BotChoice>,
         /// At a rated table: the player's rating in this game.
         #[serde(skip_serializing_if = "Option::is_none")]
         rating: Option<RatingView>,

@@ -78,7 +78,17 @@ async fn the_browser_client_plays_every_game_in_headless_chromium() {
             return;
         }
     };
-    let app = common::spawn_app().await;
+    // A Gomocup engine for the engines scenario (scenarios/engines.mjs): `engine:fake`.
+    let fake = common::gomocup_fake().display().to_string();
+    let app = common::spawn_app_with(|settings| {
+        let engine = serde_json::json!({
+            "game": "gomoku", "protocol": "gomocup", "command": [fake, "random"],
+            "move_ms": 200, "name": "Fake",
+        });
+        let engine = serde_json::from_value(engine).expect("an engine configuration");
+        settings.bots.engines.insert("fake".to_owned(), engine);
+    })
+    .await;
     let artifacts = Path::new(env!("CARGO_TARGET_TMPDIR")).join("e2e");
     // The suite's progress goes straight to the terminal (not captured), so that CI's log
     // shows each scenario, its time and the measured latency.

@@ -708,7 +708,7 @@ async fn new_tables_created_at_once_are_all_stored_and_a_taken_id_is_refused_alo
             let bots = [NewBotSeat {
                 seat: 1,
                 name: "Bot".to_owned(),
-                strength: "easy",
+                strength: "easy".into(),
             }];
             store.insert_table(&id, "gomoku", &settings, &bots, None).await.unwrap()
         })

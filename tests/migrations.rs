@@ -25,6 +25,13 @@ const REVIEWED: &[(&str, &str)] = &[
          such rows and never ran beside this one.",
     ),
     (
+        "0021_engine_seats.sql",
+        "widens the bot checks of seats and game players to admit `engine:NAME`: the old \
+         binary never writes such a row; one it reads (a table with an engine seat, during a \
+         rolling upgrade) is a seat it does not know, which its restore leaves free and its \
+         records show without a fixed rating, as for any unknown bot.",
+    ),
+    (
         "0013_group_commit_batches.sql",
         "drops the moves' foreign key to games (the same migration adds the trigger that \
          deletes a game's moves): the binary before only wrote moves of games that exist and \

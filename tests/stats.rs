@@ -50,7 +50,7 @@ impl Seeder {
                     role: (*role).to_owned(),
                     player_key: bot.is_none().then(|| vec![seat as u8; 32]),
                     name: format!("P{seat}"),
-                    bot,
+                    bot: bot.map(Into::into),
                     side: u8::from(seat % 3 != 0),
                 }
             })

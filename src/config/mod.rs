@@ -113,6 +113,10 @@ pub struct BotSettings {
     pub bughouse_pace_ms: u64,
     /// Bots may resign hopeless games (docs/bots.md, "Resigning").
     pub resign: bool,
+    /// External engines, by name (`[bots.engines.NAME]`; docs/bots.md, "Engines"): seated
+    /// as `engine:NAME` at tables of their game. None by default.
+    #[serde(default)]
+    pub engines: std::collections::BTreeMap<String, crate::bots::engine::EngineConfig>,
 }
 
 /// This node's place among several (see docs/operations.md, "Several nodes").

@@ -1,9 +1,10 @@
-//! The HTTP side: REST routes for tables, the admin API ([`admin`]), the health check, the pages and their static files;
+//! The HTTP side: REST routes for tables, the computer players offered ([`bots`]), the admin API ([`admin`]), the health check, the pages and their static files;
 //! serving connections ([`serve`]), who the client is ([`client`]), and the headers and
 //! checks that protect browsers ([`security`]).
 
 pub mod admin;
 pub mod assets;
+pub mod bots;
 pub mod catalogue;
 pub mod client;
 pub mod diagram;
@@ -41,6 +42,7 @@ pub fn router(state: AppState, sockets: Router<AppState>) -> Router {
             post(tables::create).layer(DefaultBodyLimit::max(tables::MAX_BODY_BYTES)),
         )
         .route("/api/tables/{id}", get(tables::show))
+        .route("/api/bots", get(bots::offered))
         .route("/api/tables/{id}/games", get(records::table_games))
         .route("/api/games/{id}", get(records::game))
         .route("/api/stats/{game}", get(stats::game_stats))

@@ -36,6 +36,8 @@ pub struct AppState {
     pub node_name: Arc<str>,
     /// This node's lobby (seeks, pairing, the lists).
     pub lobby: crate::lobby::Lobby,
+    /// The configured external engines (`bots.engines`): which a table may seat.
+    pub engines: crate::bots::engine::Engines,
 }
 
 /// Limits how fast one client address (an IPv6 client: its /64; behind a trusted proxy:

@@ -88,6 +88,15 @@ pub async fn create(
     let settings = TableSettings::read(&request.game, request.settings)
         .and_then(|settings| settings.check_new_table().map(|()| settings))
         .map_err(|err| ApiError::bad_request("bad_setting", err.sentence(), Some(err.field)))?;
+    for (seat, choice) in &settings.bots {
+        state.engines.check(settings.kind(), *choice).map_err(|refused| {
+            ApiError::bad_request(
+                "bad_setting",
+                refused.to_string(),
+                Some(format!("settings.bots.{seat}")),
+            )
+        })?;
+    }
     let table = state.tables.create_for_any_node(settings).await.map_err(|err| {
         tracing::error!(error = %err, "could not create a table");
         ApiError::unavailable("The table could not be stored; please try again.")

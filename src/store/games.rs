@@ -21,7 +21,7 @@ pub struct PlayerRecord {
     pub player_key: Option<Vec<u8>>,
     pub name: String,
     /// A bot's strength (`"hard"`); `None` for a person.
-    pub bot: Option<&'static str>,
+    pub bot: Option<std::borrow::Cow<'static, str>>,
     /// The player's side in the series (0 or 1).
     pub side: u8,
 }
@@ -121,7 +121,7 @@ impl Store {
                     role: &p.role,
                     key: p.player_key.as_deref().map(key_text),
                     name: &p.name,
-                    bot: p.bot,
+                    bot: p.bot.as_deref(),
                     side: i16::from(p.side),
                 })
                 .collect(),

@@ -26,7 +26,7 @@ pub struct NewBotSeat {
     pub seat: u8,
     pub name: String,
     /// The strength's id (`"hard"`).
-    pub strength: &'static str,
+    pub strength: std::borrow::Cow<'static, str>,
 }
 
 impl Store {
@@ -69,7 +69,7 @@ impl Store {
                 .map(|bot| BotJson {
                     seat: i16::from(bot.seat),
                     name: &bot.name,
-                    bot: bot.strength,
+                    bot: &bot.strength,
                 })
                 .collect(),
         };

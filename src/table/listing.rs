@@ -31,7 +31,7 @@ pub struct TableListing {
 pub struct ListedSeat {
     pub seat: Seat,
     pub name: Option<String>,
-    pub bot: Option<&'static str>,
+    pub bot: Option<std::borrow::Cow<'static, str>>,
 }
 
 /// A table's listing changed: `None` when it is no longer shown (it left this node).

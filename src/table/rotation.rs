@@ -363,7 +363,7 @@ mod tests {
                     seats.sit(
                         seat,
                         Holder::Bot {
-                            strength: Strength::Hard,
+                            strength: Strength::Hard.into(),
                         },
                     );
                 } else {

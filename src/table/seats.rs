@@ -2,7 +2,7 @@
 
 use rand::seq::SliceRandom;
 
-use crate::bots::Strength;
+use crate::bots::BotChoice;
 use crate::games::Seat;
 use crate::identity::PlayerKey;
 
@@ -11,8 +11,8 @@ use crate::identity::PlayerKey;
 pub enum Holder {
     /// A person: known by their key, shown by their name.
     Person { key: PlayerKey, name: String },
-    /// The computer, at a strength.
-    Bot { strength: Strength },
+    /// The computer: our bot at a strength, or a configured engine.
+    Bot { strength: BotChoice },
 }
 
 impl Holder {
@@ -33,7 +33,7 @@ impl Holder {
     }
 
     /// A bot's strength; `None` for a person.
-    pub fn bot(&self) -> Option<Strength> {
+    pub fn bot(&self) -> Option<BotChoice> {
         match self {
             Holder::Person { .. } => None,
             Holder::Bot { strength } => Some(*strength),
@@ -75,7 +75,7 @@ impl Seats {
     }
 
     /// The strength of the bot in `seat`, if a bot holds it.
-    pub fn bot(&self, seat: Seat) -> Option<Strength> {
+    pub fn bot(&self, seat: Seat) -> Option<BotChoice> {
         self.holder(seat).and_then(Holder::bot)
     }
 
@@ -131,6 +131,7 @@ fn seat_index(index: usize) -> Seat {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::bots::Strength;
     use crate::identity::PlayerToken;
 
     fn holder(name: &str) -> Holder {
@@ -159,10 +160,10 @@ mod tests {
         seats.sit(
             1,
             Holder::Bot {
-                strength: Strength::Hard,
+                strength: Strength::Hard.into(),
             },
         );
-        assert_eq!(seats.bot(1), Some(Strength::Hard));
+        assert_eq!(seats.bot(1), Some(Strength::Hard.into()));
         assert_eq!(seats.people(), 1);
         assert_eq!(seats.holder(1).map(Holder::name).as_deref(), Some("Computer (hard)"));
     }

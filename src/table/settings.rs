@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use super::rotation::{Partners, Rotation};
 use super::time_control::TimeControl;
-use crate::bots::Strength;
+use crate::bots::BotChoice;
 use crate::games::{AnySettings, GameKind, Seat, SettingError, SettingsReader, settings_map};
 use crate::series::{NextFirst, SeriesFormat};
 
@@ -82,7 +82,7 @@ pub struct TableSettings {
     /// Shown in the lobby (open seats, the game to watch); private (by link only) otherwise.
     pub listed: bool,
     /// Seats the computer takes when the table is created, with their strength.
-    pub bots: BTreeMap<Seat, Strength>,
+    pub bots: BTreeMap<Seat, BotChoice>,
     pub seating: Seating,
     pub time_control: TimeControl,
     /// How long a seated player may be away before `on_absence` applies.
@@ -320,8 +320,9 @@ fn read_flag(reader: &mut SettingsReader, key: &str) -> Result<bool, SettingErro
 }
 
 /// Reads the `bots` setting: `{"1": "hard"}` puts the computer at strength `hard` in
-/// seat 1. At least one seat is left for a person.
-fn read_bots(value: Option<Value>, seat_count: usize) -> Result<BTreeMap<Seat, Strength>, SettingError> {
+/// seat 1 (`"engine:NAME"` an external engine, whose configuration the caller checks). At
+/// least one seat is left for a person.
+fn read_bots(value: Option<Value>, seat_count: usize) -> Result<BTreeMap<Seat, BotChoice>, SettingError> {
     const FIELD: &str = "settings.bots";
     let map = match value {
         None | Some(Value::Null) => return Ok(BTreeMap::new()),
@@ -349,10 +350,12 @@ fn read_bots(value: Option<Value>, seat_count: usize) -> Result<BTreeMap<Seat, S
                     ),
                 )
             })?;
-        let strength = value
-            .as_str()
-            .and_then(Strength::from_id)
-            .ok_or_else(|| SettingError::new(field, "must be one of \"random\", \"easy\", \"medium\", \"hard\""))?;
+        let strength = value.as_str().and_then(BotChoice::from_id).ok_or_else(|| {
+            SettingError::new(
+                field,
+                "must be one of \"random\", \"easy\", \"medium\", \"hard\" or \"engine:NAME\" (GET /api/bots)",
+            )
+        })?;
         bots.insert(seat, strength);
     }
     if bots.len() >= seat_count {
@@ -455,7 +458,10 @@ mod bot_tests {
         let settings = TableSettings::read("bughouse", Some(json!({"bots": {"1": "hard", "3": "random"}}))).unwrap();
         assert_eq!(
             settings.bots.clone().into_iter().collect::<Vec<_>>(),
-            vec![(1, Strength::Hard), (3, Strength::Random)]
+            vec![
+                (1, crate::bots::Strength::Hard.into()),
+                (3, crate::bots::Strength::Random.into())
+            ]
         );
         let again = TableSettings::read("bughouse", Some(settings.to_json())).unwrap();
         assert_eq!(again.to_json()["bots"], json!({"1": "hard", "3": "random"}));

@@ -499,3 +499,25 @@ pub fn single_game_series(number: u32) -> SeriesLink<'static> {
         }),
     }
 }
+
+/// The fake Gomocup engine of `tests/support/gomocup_fake.rs` (docs/bots.md, "Engines"),
+/// compiled with `rustc` once per test process into Cargo's temporary folder: it is no
+/// binary of the server, so `CARGO_BIN_EXE_*` cannot name it.
+pub fn gomocup_fake() -> &'static std::path::Path {
+    static BUILT: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    BUILT.get_or_init(|| {
+        let source = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/gomocup_fake.rs");
+        // One per test process: two test binaries may build it at once.
+        let out =
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("gomocup_fake-{}", std::process::id()));
+        let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_owned());
+        let status = std::process::Command::new(rustc)
+            .args(["--edition", "2021", "-o"])
+            .arg(&out)
+            .arg(&source)
+            .status()
+            .expect("rustc runs");
+        assert!(status.success(), "the fake engine compiles");
+        out
+    })
+}

@@ -123,6 +123,39 @@ function showChoices() {
 }
 form.addEventListener("change", showChoices);
 showChoices();
+
+// The external engines the server offers (`GET /api/bots`), as more strengths for their game.
+let engines = [];
+function showEngines() {
+  const box = $("strength-fields");
+  const game = choice("game");
+  for (const label of box.querySelectorAll(".engine-choice")) {
+    if (label.querySelector("input").checked) form.querySelector('input[name="strength"][value="medium"]').checked = true;
+    label.remove();
+  }
+  for (const engine of engines.filter((e) => e.game === game)) {
+    const label = document.createElement("label");
+    label.className = "choice engine-choice";
+    const input = document.createElement("input");
+    input.type = "radio";
+    input.name = "strength";
+    input.value = engine.id;
+    const note = document.createElement("small");
+    note.textContent = `— ${t("new.strength.engine_note")}`;
+    label.append(input, ` ${t("common.strength.engine", { name: engine.name, ms: formatNumber(engine.move_ms) })} `, note);
+    box.append(label);
+  }
+}
+form.addEventListener("change", (event) => {
+  if (event.target.name === "game") showEngines();
+});
+fetch("/api/bots")
+  .then((response) => (response.ok ? response.json() : null))
+  .then((offered) => {
+    engines = (offered && offered.engines) || [];
+    showEngines();
+  })
+  .catch(() => { /* our strengths only */ });
 createButton.disabled = false;
 
 /** The request body: the game, its own settings, and the table settings every game has. */

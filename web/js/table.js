@@ -41,8 +41,27 @@ let inviting = location.hash === "#invite";
 let autoSit = location.hash === "#play" || inviting;
 if (location.hash) history.replaceState(null, "", location.pathname + location.search);
 const STRENGTHS = ["easy", "medium", "hard", "random"];
-const strengthName = (strength) => (has(`common.strength.${strength}`) ? t(`common.strength.${strength}`) : String(strength));
-let botStrength = STRENGTHS.includes(localStorage.getItem(STRENGTH_KEY)) ? localStorage.getItem(STRENGTH_KEY) : "easy";
+// The external engines the server offers (`GET /api/bots`): {id: "engine:NAME", game, name, move_ms}.
+// Seated as a strength; shown by their configured name and time.
+let engines = [];
+const isEngine = (strength) => String(strength).startsWith("engine:");
+function strengthName(strength) {
+  if (isEngine(strength)) {
+    const engine = engines.find((e) => e.id === strength);
+    return engine ? t("common.strength.engine", { name: engine.name, ms: engine.move_ms }) : String(strength).slice("engine:".length);
+  }
+  return has(`common.strength.${strength}`) ? t(`common.strength.${strength}`) : String(strength);
+}
+const storedStrength = localStorage.getItem(STRENGTH_KEY);
+let botStrength = STRENGTHS.includes(storedStrength) || isEngine(storedStrength) ? storedStrength : "easy";
+fetch("/api/bots")
+  .then((response) => (response.ok ? response.json() : null))
+  .then((offered) => {
+    engines = (offered && offered.engines) || [];
+    // Only the seats name engines (the "Add computer" lists, an engine's name).
+    if (table && !awaitingSeats && engines.length) renderSeats();
+  })
+  .catch(() => { /* no engines listed: our strengths only */ });
 
 let token = localStorage.getItem(TOKEN_KEY); // this browser's secret player token
 let table = null;    // the table as last known: the snapshot, kept up to date by events
@@ -435,6 +454,7 @@ const roleOf = (seat) => (table.seats[seat] ? table.seats[seat].role : "?");
  * gave none ("Player 1", by the seat first taken) as "Spelare 1".
  */
 function nameOf(player) {
+  if (player.bot && isEngine(player.bot)) return strengthName(player.bot);
   if (player.bot) return t("table.seat.bot_name", { strength: strengthName(player.bot).toLocaleLowerCase(lang) });
   return displayName(player.name);
 }
@@ -871,12 +891,13 @@ function addBotRow(seat) {
   const row = el("li", "add-bot");
   const select = el("select");
   select.setAttribute("aria-label", t("table.seat.strength_label", { role }));
-  for (const value of STRENGTHS) {
+  const offered = STRENGTHS.concat(engines.filter((e) => e.game === table.game).map((e) => e.id));
+  for (const value of offered) {
     const option = el("option", "", strengthName(value));
     option.value = value;
     select.append(option);
   }
-  select.value = botStrength;
+  select.value = offered.includes(botStrength) ? botStrength : "easy";
   select.addEventListener("change", () => {
     botStrength = select.value;
     localStorage.setItem(STRENGTH_KEY, botStrength);

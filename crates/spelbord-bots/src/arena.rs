@@ -21,8 +21,9 @@ use rand::seq::IndexedRandom;
 use serde_json::Value;
 
 use super::budget::{self, think_time};
+use super::engine::Engines;
 use super::resign::Watch;
-use super::{Budgets, Context, Decision, Strength, answer};
+use super::{Answer, BotChoice, Budgets, Context, Decision, answer};
 use spelbord_games::{AnyGame, AnySettings, EndReason, GameResult, Outcome, Seat};
 
 /// A safety cap on a simulated game's length, in moves (every game here has a cap of its
@@ -33,8 +34,11 @@ const MAX_PLIES: u32 = 5_000;
 #[derive(Debug, Clone)]
 pub struct MatchSpec {
     pub settings: AnySettings,
-    pub a: Strength,
-    pub b: Strength,
+    /// A strength of ours or a configured engine (`engine:NAME`, from `engines`).
+    pub a: BotChoice,
+    pub b: BotChoice,
+    /// The engines `a` and `b` may name.
+    pub engines: Engines,
     pub games: u32,
     /// Overrides every bot's budget per move.
     pub ms_per_move: Option<u64>,
@@ -150,7 +154,7 @@ pub fn play_match(spec: &MatchSpec, mut progress: impl FnMut(u32, &GameRecord)) 
             .copied()
             .filter(|seat| spec.settings.team_of(*seat) == a_team)
             .collect();
-        let strengths: Vec<Strength> = seats
+        let strengths: Vec<BotChoice> = seats
             .iter()
             .map(|seat| if a_seats.contains(seat) { spec.a } else { spec.b })
             .collect();
@@ -223,7 +227,29 @@ struct SeatSim {
     moves: u32,
 }
 
-fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
+/// What `choice` decides for `seat`: our bot's search, or the engine's answer (our hard bot's
+/// when the engine fails, as at a table).
+fn answer_as(spec: &MatchSpec, choice: BotChoice, game: &AnyGame, seat: Seat, ctx: &Context) -> Answer<Value> {
+    match choice {
+        BotChoice::Bot(strength) => answer(game, seat, strength, ctx),
+        // An engine never resigns here: its outlook is unknown.
+        BotChoice::Engine(name) => match spec.engines.decide_blocking(name, game, seat, ctx) {
+            Some(decision) => Answer::from(decision),
+            None => answer(game, seat, choice.stand_in(), ctx),
+        },
+    }
+}
+
+/// The untimed budget of `choice`: its strength's, or the engine's `move_ms`.
+fn base_budget(spec: &MatchSpec, choice: BotChoice) -> Duration {
+    match choice {
+        BotChoice::Engine(name) => spec.engines.move_time(name),
+        BotChoice::Bot(_) => None,
+    }
+    .unwrap_or_else(|| spec.budgets.of(choice.stand_in()))
+}
+
+fn play_game(spec: &MatchSpec, strengths: &[BotChoice], seed: u64) -> Played {
     let mut game = spec.settings.new_game();
     let mut sims: Vec<SeatSim> = strengths
         .iter()
@@ -269,7 +295,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                 sim.thinking_since = sim.thinking_since.max(now);
                 let budget = spec.ms_per_move.map_or_else(
                     || {
-                        let base = spec.budgets.of(strengths[usize::from(seat)]);
+                        let base = base_budget(spec, strengths[usize::from(seat)]);
                         let clock = match (sim.clock, sim.turn_began) {
                             (Some(clock), Some(began)) => budget::Clock::Game {
                                 remaining: clock.saturating_sub(now - began),
@@ -286,7 +312,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                     ..Context::with_budget(budget, seed ^ u64::from(plies) << 8 ^ u64::from(seat))
                 };
                 let started = Instant::now();
-                let answered = answer(&game, seat, strengths[usize::from(seat)], &ctx);
+                let answered = answer_as(spec, strengths[usize::from(seat)], &game, seat, &ctx);
                 let think = started.elapsed();
                 thinks.push((seat, think));
                 let sim = &mut sims[usize::from(seat)];
@@ -430,6 +456,7 @@ fn settle_stale(game: &AnyGame, sims: &mut [SeatSim]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Strength;
     use spelbord_games::GameKind;
     use spelbord_games::settings::SettingsReader;
 
@@ -437,8 +464,9 @@ mod tests {
         let mut reader = SettingsReader::new(serde_json::Map::new());
         MatchSpec {
             settings: AnySettings::read(kind, &mut reader).expect("default settings"),
-            a: Strength::Random,
-            b: Strength::Random,
+            a: Strength::Random.into(),
+            b: Strength::Random.into(),
+            engines: Engines::default(),
             games,
             ms_per_move: Some(1),
             budgets: Budgets::default(),

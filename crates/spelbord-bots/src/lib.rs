@@ -14,10 +14,14 @@
 //! - [`tt`]: the transposition table the engines' searches share (one per thread and engine).
 //! - [`resign`]: when a bot gives up a hopeless game (each engine's [`Outlook`], counted
 //!   per seat).
+//! - [`choice`]: who holds a bot seat, one of our strengths or a configured engine
+//!   (`engine:NAME`); [`engine`]: external engines, their processes and protocols.
 
 pub mod arena;
 pub mod budget;
 pub mod bughouse;
+pub mod choice;
+pub mod engine;
 pub mod gomoku;
 pub mod krux;
 pub mod lines_of_action;
@@ -36,6 +40,7 @@ use serde_json::Value;
 
 use spelbord_games::{AnyGame, Rules, Seat};
 
+pub use choice::{BotChoice, EngineName};
 pub use resign::Outlook;
 
 /// How strongly a bot plays.

@@ -21,6 +21,11 @@
 //!
 //! A search that panics is caught and answered as `None`; the table then plays a random
 //! legal move for the bot rather than stall.
+//!
+//! A search for an engine's seat (`engine:NAME`) goes to that engine's own threads
+//! ([`crate::engine`]) instead, and comes back on the same channel; an engine no longer
+//! configured (the table was stored before the configuration changed) is played by our
+//! hard bot here.
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
@@ -31,7 +36,9 @@ use std::time::{Duration, Instant};
 use serde_json::Value;
 use tokio::sync::mpsc;
 
-use super::{Budgets, Context, Decision, Outlook, Strength, answer};
+use super::engine::Engines;
+use super::engine::worker::EngineJob;
+use super::{BotChoice, Budgets, Context, Decision, Outlook, Strength, answer};
 use spelbord_games::{AnyGame, Seat};
 
 /// What a table asks a bot to think about.
@@ -39,7 +46,7 @@ use spelbord_games::{AnyGame, Seat};
 pub struct Search {
     pub game: AnyGame,
     pub seat: Seat,
-    pub strength: Strength,
+    pub strength: BotChoice,
     pub context: Context,
     /// The table's number for this request, returned with the answer so the table can
     /// tell a current answer from a stale one.
@@ -124,26 +131,70 @@ impl<T> Scheduler<T> {
     }
 }
 
-/// The queue the threads share, and whether the pool has been dropped.
-#[derive(Default)]
-struct Queue {
-    jobs: Scheduler<Job>,
+/// Work waiting for threads, taken fairly by owner ([`Scheduler`]), until it is closed: the
+/// search threads' queue, and each engine's.
+pub(crate) struct JobQueue<T> {
+    state: Mutex<QueueState<T>>,
+    ready: Condvar,
+}
+
+struct QueueState<T> {
+    jobs: Scheduler<T>,
+    /// No more work will come: the threads end once the queue is empty.
     closed: bool,
 }
 
-#[derive(Default)]
-struct Shared {
-    queue: Mutex<Queue>,
-    ready: Condvar,
+impl<T> Default for JobQueue<T> {
+    fn default() -> JobQueue<T> {
+        JobQueue {
+            state: Mutex::new(QueueState {
+                jobs: Scheduler::default(),
+                closed: false,
+            }),
+            ready: Condvar::new(),
+        }
+    }
 }
+
+impl<T> JobQueue<T> {
+    pub(crate) fn push(&self, owner: IpAddr, item: T) {
+        self.state
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .jobs
+            .push(owner, item);
+        self.ready.notify_one();
+    }
+
+    /// Lets the threads end once what is queued is taken.
+    pub(crate) fn close(&self) {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner).closed = true;
+        self.ready.notify_all();
+    }
+
+    /// The next item, waiting for one; `None` once the queue is closed and empty.
+    pub(crate) fn next(&self) -> Option<T> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(item) = state.jobs.pop() {
+                return Some(item);
+            }
+            if state.closed {
+                return None;
+            }
+            state = self.ready.wait(state).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+type Shared = JobQueue<Job>;
 
 /// Held by every clone of the pool: when the last one goes, the threads end.
 struct Closer(Arc<Shared>);
 
 impl Drop for Closer {
     fn drop(&mut self) {
-        self.0.queue.lock().unwrap_or_else(PoisonError::into_inner).closed = true;
-        self.0.ready.notify_all();
+        self.0.close();
     }
 }
 
@@ -158,6 +209,8 @@ pub struct BotPool {
     pace_ms: u64,
     /// Whether bots may resign hopeless games ([`crate::resign`], `bots.resign`).
     resign: bool,
+    /// The configured external engines.
+    engines: Engines,
 }
 
 impl std::fmt::Debug for BotPool {
@@ -188,6 +241,29 @@ impl BotPool {
             threads,
             pace_ms: DEFAULT_BUGHOUSE_PACE_MS,
             resign: true,
+            engines: Engines::default(),
+        }
+    }
+
+    /// Sends `engine:NAME` seats' searches to these engines.
+    pub fn with_engines(self, engines: Engines) -> BotPool {
+        BotPool { engines, ..self }
+    }
+
+    /// The configured engines.
+    pub fn engines(&self) -> &Engines {
+        &self.engines
+    }
+
+    /// The thinking time of `choice` at an untimed table (an engine's `move_ms`; `hard`'s
+    /// for an engine no longer configured, which our hard bot plays).
+    pub fn budget(&self, choice: BotChoice) -> Duration {
+        match choice {
+            BotChoice::Bot(strength) => self.budgets.of(strength),
+            BotChoice::Engine(name) => self
+                .engines
+                .move_time(name)
+                .unwrap_or_else(|| self.budgets.of(Strength::Hard)),
         }
     }
 
@@ -220,7 +296,41 @@ impl BotPool {
     }
 
     /// Queues a search; its answer comes back on `reply`.
-    pub fn submit(&self, search: Search, reply: mpsc::UnboundedSender<Box<BotAnswer>>) {
+    pub fn submit(&self, mut search: Search, reply: mpsc::UnboundedSender<Box<BotAnswer>>) {
+        if let BotChoice::Engine(name) = search.strength {
+            let job = EngineJob {
+                game: search.game,
+                seat: search.seat,
+                context: search.context,
+                ticket: search.ticket,
+                owner: search.owner,
+                reply,
+                queued_at: Instant::now(),
+                span: tracing::Span::current(),
+            };
+            let Err(job) = self.engines.submit(name, job) else {
+                return;
+            };
+            tracing::warn!(engine = %name, "a seat holds an engine no longer configured: our hard bot plays for it");
+            let EngineJob {
+                game,
+                seat,
+                context,
+                ticket,
+                owner,
+                reply,
+                ..
+            } = *job;
+            search = Search {
+                game,
+                seat,
+                strength: BotChoice::Bot(Strength::Hard),
+                context,
+                ticket,
+                owner,
+            };
+            return self.submit(search, reply);
+        }
         let owner = search.owner;
         let job = Job {
             search,
@@ -229,24 +339,7 @@ impl BotPool {
             span: tracing::Span::current(),
             queued: crate::metrics::queued_search(),
         };
-        let mut queue = self.shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
-        queue.jobs.push(owner, job);
-        drop(queue);
-        self.shared.ready.notify_one();
-    }
-}
-
-/// The next job, waiting for one; `None` once the pool is gone.
-fn next_job(shared: &Shared) -> Option<Job> {
-    let mut queue = shared.queue.lock().unwrap_or_else(PoisonError::into_inner);
-    loop {
-        if let Some(job) = queue.jobs.pop() {
-            return Some(job);
-        }
-        if queue.closed {
-            return None;
-        }
-        queue = shared.ready.wait(queue).unwrap_or_else(PoisonError::into_inner);
+        self.shared.push(owner, job);
     }
 }
 
@@ -254,7 +347,7 @@ fn run_thread(shared: &Shared) {
     lower_priority();
     let _counted = crate::metrics::bot_thread();
     loop {
-        let Some(job) = next_job(shared) else { return };
+        let Some(job) = shared.next() else { return };
         drop(job.queued);
         let _searching = crate::metrics::bot_searching();
         let _in_table = job.span.enter();
@@ -271,6 +364,7 @@ fn run_thread(shared: &Shared) {
         if context.clocks.is_none() {
             context.deadline += started.saturating_duration_since(job.queued_at);
         }
+        let strength = strength.stand_in();
         let answered = catch_unwind(AssertUnwindSafe(|| answer(&game, seat, strength, &context)));
         if answered.is_err() {
             tracing::error!(game = game.kind().id(), seat, "a bot search panicked");
@@ -293,7 +387,7 @@ fn run_thread(shared: &Shared) {
 }
 
 /// Puts the calling thread at nice 19, the lowest priority (Linux: per thread).
-fn lower_priority() {
+pub(crate) fn lower_priority() {
     #[cfg(target_os = "linux")]
     {
         // SAFETY: `gettid` has no preconditions; `setpriority` on our own thread id only
@@ -325,7 +419,7 @@ mod tests {
                 Search {
                     game: settings.new_game(),
                     seat: 0,
-                    strength: Strength::Random,
+                    strength: Strength::Random.into(),
                     context: Context::with_budget(Duration::from_millis(1), ticket),
                     ticket,
                     owner: IpAddr::from([127, 0, 0, 1]),

@@ -41,7 +41,7 @@ use super::TableActor;
 use crate::bots::budget::{self, StoreTimes, less_store, think_time};
 use crate::bots::pool::{BotAnswer, Search};
 use crate::bots::resign::Watch;
-use crate::bots::{Context, Decision, Outlook, Strength};
+use crate::bots::{BotChoice, Context, Decision, Outlook};
 use crate::games::{GameKind, Seat};
 use crate::protocol::ErrorCode;
 use crate::table::time_control::TimeControl;
@@ -208,8 +208,8 @@ impl TableActor {
 
     /// The deadline and knowledge a search of `seat` gets: the strength's budget, less
     /// when the bot's own clock asks for it.
-    fn search_context(&self, seat: Seat, strength: Strength) -> Context {
-        let base = self.bots.budgets().of(strength);
+    fn search_context(&self, seat: Seat, strength: BotChoice) -> Context {
+        let base = self.bots.budget(strength);
         let now = Instant::now();
         let clocks = self.current.as_ref().and_then(|current| current.clocks.as_ref());
         let control = self.settings.time_control;

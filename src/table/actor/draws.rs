@@ -74,7 +74,7 @@ impl TableActor {
             .iter()
             .filter_map(|(seat, holder)| Some((seat, holder?.bot()?)))
             .filter(|(seat, _)| !current.draw_agreed.contains(seat))
-            .map(|(seat, strength)| (seat, bots::accepts_draw(&current.game, seat, strength)))
+            .map(|(seat, strength)| (seat, bots::accepts_draw(&current.game, seat, strength.stand_in())))
             .collect();
         for (seat, accepts) in answers {
             if !accepts {

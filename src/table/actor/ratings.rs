@@ -24,7 +24,7 @@ impl TableActor {
             .filter_map(|(seat, holder)| {
                 let holder = match holder? {
                     Holder::Person { key, .. } => Rated::Person(*key),
-                    Holder::Bot { strength } => Rated::Bot(*strength),
+                    Holder::Bot { strength } => Rated::Bot(strength.stand_in()),
                 };
                 Some(RatedSeat {
                     seat,
@@ -60,7 +60,7 @@ impl TableActor {
         }
         let rating = match holder {
             Holder::Person { key, .. } => self.ratings.get(key).copied().unwrap_or(ratings::NEWCOMER),
-            Holder::Bot { strength } => ratings::bots::rating(self.settings.kind(), *strength),
+            Holder::Bot { strength } => ratings::bots::rating(self.settings.kind(), strength.stand_in()),
         };
         Some(RatingView::from(&rating))
     }

@@ -18,7 +18,7 @@ use tokio_util::task::TaskTracker;
 
 use super::series::SeriesState;
 use super::{CurrentGame, TableActor, TableServices};
-use crate::bots::Strength;
+use crate::bots::BotChoice;
 use crate::games::{EndReason, GameResult, Outcome, Seat};
 use crate::identity::PlayerKey;
 use crate::series::{Series, SeriesFormat};
@@ -73,7 +73,7 @@ impl TableActor {
                 row.bot.as_deref(),
             ) {
                 (Some(key), _) => Holder::Person { key, name: row.name },
-                (None, Some(bot)) => match Strength::from_id(bot) {
+                (None, Some(bot)) => match BotChoice::from_id(bot) {
                     Some(strength) => Holder::Bot { strength },
                     None => continue,
                 },

@@ -364,15 +364,20 @@ impl TableActor {
             .collect();
         let names: Vec<String> = holders.iter().map(|(_, holder)| holder.name()).collect();
         let keys: Vec<Option<PlayerKey>> = holders.iter().map(|(_, holder)| holder.key()).collect();
+        let bots: Vec<Option<_>> = holders
+            .iter()
+            .map(|(_, holder)| holder.bot().map(crate::bots::BotChoice::id))
+            .collect();
         let seats: Vec<RotatedSeat<'_>> = holders
             .iter()
             .zip(&names)
             .zip(&keys)
-            .map(|(((seat, holder), name), key)| RotatedSeat {
+            .zip(&bots)
+            .map(|((((seat, _), name), key), bot)| RotatedSeat {
                 seat: *seat,
                 player_key: key.as_ref().map(PlayerKey::as_bytes),
                 name,
-                bot: holder.bot().map(crate::bots::Strength::id),
+                bot: bot.as_deref(),
             })
             .collect();
         let queue: Vec<(&[u8], &str)> = plan

@@ -4,7 +4,7 @@
 
 use super::series::SeriesState;
 use super::*;
-use crate::bots::Strength;
+use crate::bots::BotChoice;
 use crate::series::Series;
 use crate::store::games::{NewSeries, SeriesLink};
 
@@ -193,7 +193,7 @@ impl TableActor {
     }
 
     /// Puts the computer in a free seat.
-    pub(super) async fn add_bot(&mut self, conn: ConnId, seat: Seat, strength: Strength) -> Result<(), Refusal> {
+    pub(super) async fn add_bot(&mut self, conn: ConnId, seat: Seat, strength: BotChoice) -> Result<(), Refusal> {
         self.check_seated(conn, "add the computer")?;
         // Games against the computer are never rated (docs/ratings.md).
         if self.settings.rated {
@@ -203,6 +203,10 @@ impl TableActor {
             ));
         }
         self.check_free(conn, seat)?;
+        self.bots
+            .engines()
+            .check(self.settings.kind(), strength)
+            .map_err(|refused| Refusal::new(ErrorCode::UnknownEngine, refused.to_string()))?;
         self.fill_seat(seat, Holder::Bot { strength }).await
     }
 
@@ -248,7 +252,7 @@ impl TableActor {
         } else {
             let stored = match (shown.key(), bot) {
                 (Some(key), _) => self.store.take_seat(&self.id, seat, key.as_bytes(), &name).await,
-                (None, Some(strength)) => self.store.seat_bot(&self.id, seat, &name, strength.id()).await,
+                (None, Some(strength)) => self.store.seat_bot(&self.id, seat, &name, &strength.id()).await,
                 (None, None) => Ok(()),
             };
             stored.map_err(Refusal::storage)?;
@@ -356,7 +360,7 @@ impl TableActor {
                     role: roles.get(usize::from(seat)).copied().unwrap_or("").to_owned(),
                     player_key: holder.key().map(|key| key.as_bytes().to_vec()),
                     name: holder.name(),
-                    bot: holder.bot().map(Strength::id),
+                    bot: holder.bot().map(BotChoice::id),
                     side: sides.get(usize::from(seat)).copied().unwrap_or(0),
                 })
             })

@@ -79,11 +79,19 @@ pub(super) struct BotSeats {
     thinking: Vec<Option<Thinking>>,
     /// Per seat: the position at which the bot said it must wait (Bughouse).
     waiting: Vec<Option<Stamp>>,
+    /// What a table with a bot keeps besides (made when first needed: boxed, as most
+    /// tables have no bot and every table's actor is kept small).
+    judgement: Option<Box<Judgement>>,
+    next_ticket: u64,
+}
+
+/// A bot table's outlooks and store times.
+#[derive(Debug)]
+struct Judgement {
     /// Per seat: its search's outlooks in a row, for resigning.
     watches: Vec<Watch>,
     /// The table's recent stores of moves: kept back from every think.
     stores: StoreTimes,
-    next_ticket: u64,
 }
 
 impl BotSeats {
@@ -91,10 +99,27 @@ impl BotSeats {
         BotSeats {
             thinking: vec![None; seat_count],
             waiting: vec![None; seat_count],
-            watches: vec![Watch::default(); seat_count],
-            stores: StoreTimes::default(),
+            judgement: None,
             next_ticket: 0,
         }
+    }
+
+    /// The outlooks and store times, made when first needed.
+    fn judgement(&mut self) -> &mut Judgement {
+        let seat_count = self.thinking.len();
+        self.judgement.get_or_insert_with(|| {
+            Box::new(Judgement {
+                watches: vec![Watch::default(); seat_count],
+                stores: StoreTimes::default(),
+            })
+        })
+    }
+
+    /// The time to keep back for storing a bot's move.
+    fn store_reserve(&self) -> std::time::Duration {
+        self.judgement
+            .as_ref()
+            .map_or(budget::STORE_GUESS, |judgement| judgement.stores.reserve())
     }
 
     /// Forgets every search (their answers will be ignored), every wait and every
@@ -102,12 +127,15 @@ impl BotSeats {
     pub(super) fn reset(&mut self) {
         self.thinking.iter_mut().for_each(|slot| *slot = None);
         self.waiting.iter_mut().for_each(|slot| *slot = None);
-        self.watches.iter_mut().for_each(Watch::reset);
+        if let Some(judgement) = self.judgement.as_mut() {
+            judgement.watches.iter_mut().for_each(Watch::reset);
+        }
     }
 
-    /// A move of this table was stored in `took` (counted in bots' budgets).
+    /// A move of this table was stored in `took` (counted in bots' budgets; the caller
+    /// tells only at a table with a bot).
     pub(super) fn stored(&mut self, took: Duration) {
-        self.stores.record(took);
+        self.judgement().stores.record(took);
     }
 
     pub(super) fn any_thinking(&self) -> bool {
@@ -215,7 +243,7 @@ impl TableActor {
         let control = self.settings.time_control;
         let clock = self.bot_clock(seat);
         let seat_count = u8::try_from(self.seats.count()).unwrap_or(u8::MAX);
-        let think = less_store(think_time(base, clock), self.bot_seats.stores.reserve());
+        let think = less_store(think_time(base, clock), self.bot_seats.store_reserve());
         Context {
             deadline: std::time::Instant::now() + think,
             seed: rand::random(),
@@ -326,7 +354,7 @@ impl TableActor {
             other != seat && self.settings.game.team_of(other) == team && holder.is_some_and(|h| h.bot().is_none())
         });
         let resigns = self.bots.resigns();
-        let Some(watch) = self.bot_seats.watches.get_mut(usize::from(seat)) else {
+        let Some(watch) = self.bot_seats.judgement().watches.get_mut(usize::from(seat)) else {
             return false;
         };
         watch.resigns(kind, outlook, moves_played, person_on_team) && resigns

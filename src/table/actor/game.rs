@@ -144,7 +144,13 @@ impl TableActor {
             current.undo_agreed.clear();
             current.new_game_agreed.clear();
         }
-        self.bot_seats.stored(store_took);
+        if self
+            .seats
+            .iter()
+            .any(|(_, holder)| holder.is_some_and(|h| h.bot().is_some()))
+        {
+            self.bot_seats.stored(store_took);
+        }
         self.wake_bots();
         self.event(|version| ServerMsg::Moved {
             version,

@@ -111,8 +111,21 @@ pub fn mean_and_p99(times: &[Duration]) -> (Duration, Duration) {
     (mean, sorted[index.min(sorted.len() - 1)])
 }
 
+/// How one side of a match decides: the bots' own [`decide`], or, to measure an engine
+/// against an earlier version of itself kept for the purpose, any function like it.
+pub type Decide<'a> = &'a dyn Fn(&AnyGame, Seat, Strength, &Context) -> Decision<Value>;
+
 /// Plays the match, calling `progress` after each game.
-pub fn play_match(spec: &MatchSpec, mut progress: impl FnMut(u32, &GameRecord)) -> Report {
+pub fn play_match(spec: &MatchSpec, progress: impl FnMut(u32, &GameRecord)) -> Report {
+    play_match_with(spec, [&decide, &decide], progress)
+}
+
+/// [`play_match`] with the ways `a` and `b` decide, in that order.
+pub fn play_match_with(
+    spec: &MatchSpec,
+    deciders: [Decide<'_>; 2],
+    mut progress: impl FnMut(u32, &GameRecord),
+) -> Report {
     let mut report = Report::default();
     for number in 0..spec.games {
         let a_team = u8::from(number % 2 == 1);
@@ -127,10 +140,20 @@ pub fn play_match(spec: &MatchSpec, mut progress: impl FnMut(u32, &GameRecord)) 
             .iter()
             .map(|seat| if a_seats.contains(seat) { spec.a } else { spec.b })
             .collect();
+        let players: Vec<Decide<'_>> = seats
+            .iter()
+            .map(|seat| {
+                if a_seats.contains(seat) {
+                    deciders[0]
+                } else {
+                    deciders[1]
+                }
+            })
+            .collect();
         let seed = spec
             .seed
             .wrapping_add(u64::from(number).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let played = play_game(spec, &strengths, seed);
+        let played = play_game(spec, &strengths, &players, seed);
         report.illegal += played.illegal;
         for (seat, think) in played.thinks {
             if a_seats.contains(&seat) {
@@ -181,7 +204,7 @@ struct SeatSim {
     waiting_at: Option<u32>,
 }
 
-fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
+fn play_game(spec: &MatchSpec, strengths: &[Strength], players: &[Decide<'_>], seed: u64) -> Played {
     let mut game = spec.settings.new_game();
     let mut sims: Vec<SeatSim> = strengths
         .iter()
@@ -241,7 +264,7 @@ fn play_game(spec: &MatchSpec, strengths: &[Strength], seed: u64) -> Played {
                     ..Context::with_budget(budget, seed ^ u64::from(plies) << 8 ^ u64::from(seat))
                 };
                 let started = Instant::now();
-                let decision = decide(&game, seat, strengths[usize::from(seat)], &ctx);
+                let decision = players[usize::from(seat)](&game, seat, strengths[usize::from(seat)], &ctx);
                 let think = started.elapsed();
                 thinks.push((seat, think));
                 let sim = &mut sims[usize::from(seat)];

@@ -1,6 +1,7 @@
-//! Medium and Hard at the root: the forced tactics first, then (Hard) a VCF of its own and
-//! a defence against the opponent's VCF, a little variety in the opening, and the
-//! iterative-deepening search within the time budget.
+//! Medium and Hard at the root: the forced tactics first, then (Hard) a VCF and a VCT of
+//! its own, a defence that refuses the moves leaving the opponent a VCF or a VCT (unless
+//! every move does), a little variety in the opening, and the iterative-deepening search
+//! within the time budget.
 
 use std::time::{Duration, Instant};
 
@@ -10,6 +11,7 @@ use super::board::{Board, Cell};
 use super::pattern::Threat;
 use super::search::{self, Config, Search};
 use super::vcf::{self, Cache};
+use super::vct;
 use super::{tactics, tt};
 use crate::Context;
 
@@ -21,6 +23,9 @@ pub struct Level {
     pub root_vcf: Option<vcf::Limits>,
     /// When the opponent has a VCF, only try moves that stop it (or are fours).
     pub vcf_defence: bool,
+    /// Look for its own VCT at the root after the VCF, and refuse root moves that leave the
+    /// opponent a VCF or a VCT (each tried with these limits) unless every move does.
+    pub vct: Option<vct::Limits>,
     /// How many of the best-ordered root moves are searched.
     pub root_width: usize,
 }
@@ -31,31 +36,61 @@ pub const MEDIUM: Level = Level {
         max_depth: 3,
         width: 10,
         leaf_vcf: None,
+        threat_moves: false,
+        double_threats: false,
     },
     root_vcf: None,
     vcf_defence: false,
+    vct: None,
     root_width: 16,
 };
 
-/// Hard: deep search with VCF at the root, at the leaves, and in defence.
+/// Hard: deep search with VCF at the root, at the leaves, and in defence, and VCT at the
+/// root and in defence.
 pub const HARD: Level = Level {
     search: Config {
         max_depth: 30,
         width: 10,
         leaf_vcf: Some(vcf::Limits { fours: 8, nodes: 400 }),
+        threat_moves: true,
+        double_threats: true,
     },
     root_vcf: Some(vcf::Limits {
         fours: 30,
         nodes: 300_000,
     }),
     vcf_defence: true,
+    vct: Some(vct::Limits {
+        depth: 10,
+        nodes: 40_000,
+    }),
     root_width: 16,
+};
+
+/// Hard as it was at commit `ce8d8fe`, before VCT: the opponent the arena measures the
+/// new Hard against (`measure.rs`). Nothing else plays it.
+#[cfg(test)]
+pub const BASELINE: Level = Level {
+    search: Config {
+        threat_moves: false,
+        double_threats: false,
+        ..HARD.search
+    },
+    vct: None,
+    ..HARD
 };
 
 /// The share of the budget after which no new iteration starts.
 const SOFT_SHARE: f64 = 0.45;
 /// The share of the budget the root VCF searches may use.
 const VCF_SHARE: f64 = 0.2;
+
+/// With VCT: the share of the budget by which the own VCF must end, by which the own VCT
+/// must end, and by which the defence must end. The search then has the rest, and starts
+/// no new iteration after [`SOFT_SHARE`] of what is left.
+const VCT_VCF_SHARE: f64 = 0.1;
+const VCT_SHARE: f64 = 0.2;
+const DEFENCE_SHARE: f64 = 0.45;
 
 /// The opening moves (stones on the board before them) that are picked at random among
 /// the nearly best squares next to a stone, so that games differ.
@@ -72,10 +107,11 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
     }
     let budget = ctx.deadline - start;
     let deadline = ctx.deadline - (budget / 10).min(Duration::from_millis(20));
-    let soft_stop = start + budget.mul_f64(SOFT_SHARE);
-    let vcf_deadline = start + budget.mul_f64(VCF_SHARE);
+    let share = |part: f64| start + budget.mul_f64(part);
+    let vcf_deadline = share(if level.vct.is_some() { VCT_VCF_SHARE } else { VCF_SHARE });
     let us = board.to_move();
     let mut cache = Cache::new();
+    let mut vct_table = vct::Table::new();
 
     if let Some(limits) = level.root_vcf
         && board.count_from(us, Threat::Block4) > 0
@@ -83,8 +119,18 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
     {
         return Some(win.first);
     }
+    if let Some(limits) = level.vct
+        && board.count_from(us, Threat::Flex3) > 0
+        && let Some(win) = vct::find(board, &mut vct_table, limits, share(VCT_SHARE))
+    {
+        return Some(win.first);
+    }
 
-    let mut roots = search::candidates(board);
+    let mut roots = if level.search.threat_moves {
+        search::threat_candidates(board)
+    } else {
+        search::candidates(board)
+    };
     roots.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     if board.stone_count() < VARIED_OPENING
         && let Some(&(_, top)) = roots.first()
@@ -98,7 +144,16 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
     }
     let mut roots: Vec<Cell> = roots.into_iter().map(|(cell, _)| cell).collect();
 
-    if level.vcf_defence
+    if let (Some(vct_limits), Some(vcf_limits)) = (level.vct, level.root_vcf) {
+        let mut defence = Defence {
+            cache: &mut cache,
+            table: &mut vct_table,
+            vcf: vcf_limits,
+            vct: vct_limits,
+            deadline: share(DEFENCE_SHARE),
+        };
+        roots = defence.refuse_losing(board, roots);
+    } else if level.vcf_defence
         && let Some(limits) = level.root_vcf
         && vcf::threatened(board, &mut cache, limits, vcf_deadline)
     {
@@ -121,10 +176,85 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
     }
 
     roots.truncate(level.root_width);
+    let soft_stop = if level.vct.is_some() {
+        let now = Instant::now();
+        now + deadline.saturating_duration_since(now).mul_f64(SOFT_SHARE)
+    } else {
+        share(SOFT_SHARE)
+    };
     let found =
         tt::with_table(|table| Search::new(board, table, &mut cache, level.search, deadline).run(&roots, soft_stop));
     if let Some(f) = found {
         tracing::debug!(depth = f.depth, score = f.score, nodes = f.nodes, "gomoku search");
     }
     found.map(|f| f.best).or_else(|| tactics::quick(board))
+}
+
+/// The defence at the root against the opponent's VCF and VCT.
+pub struct Defence<'a> {
+    pub cache: &'a mut Cache,
+    pub table: &'a mut vct::Table,
+    pub vcf: vcf::Limits,
+    /// The opponent's VCT is looked for with these limits before any move; after each
+    /// candidate with an eighth of the nodes.
+    pub vct: vct::Limits,
+    pub deadline: Instant,
+}
+
+impl Defence<'_> {
+    /// `roots` (in their order) without the moves that leave the opponent a VCF or a VCT;
+    /// all of `roots` when the opponent has neither now, or when every move leaves one.
+    /// Moves not checked by the deadline are dropped if some move was found safe.
+    pub fn refuse_losing(&mut self, board: &mut Board, roots: Vec<Cell>) -> Vec<Cell> {
+        let threatened = vcf::threatened(board, self.cache, self.vcf, self.deadline)
+            || vct::threatened(board, self.table, self.vct, self.deadline);
+        if !threatened {
+            return roots;
+        }
+        let mut safe = Vec::new();
+        for &cell in &roots {
+            if Instant::now() >= self.deadline {
+                break;
+            }
+            if !self.leaves_win(board, cell) {
+                safe.push(cell);
+            }
+        }
+        if safe.is_empty() { roots } else { safe }
+    }
+
+    /// Whether the opponent has a VCF or a VCT after the side to move plays `cell`. After
+    /// a four of ours and their forced block, it counts as if they were to move: a four
+    /// that only delays their attack does not stop it.
+    pub fn leaves_win(&mut self, board: &mut Board, cell: Cell) -> bool {
+        let us = board.to_move();
+        board.play(cell);
+        let wins = match board.count(us, Threat::Five) {
+            0 => self.opponent_wins(board),
+            1 => match board.five_cell(us) {
+                Some(block) => {
+                    board.play(block);
+                    board.pass();
+                    let wins = self.opponent_wins(board);
+                    board.pass();
+                    board.undo();
+                    wins
+                }
+                None => false,
+            },
+            _ => false,
+        };
+        board.undo();
+        wins
+    }
+
+    /// Whether the side to move has a VCF or a VCT.
+    fn opponent_wins(&mut self, board: &mut Board) -> bool {
+        let limits = vct::Limits {
+            nodes: self.vct.nodes / 8,
+            ..self.vct
+        };
+        vcf::find(board, self.cache, self.vcf, self.deadline).is_some()
+            || vct::find(board, self.table, limits, self.deadline).is_some()
+    }
 }

@@ -8,35 +8,55 @@
 //!     --ignored --nocapture gomoku::measure
 //! ```
 //!
-//! The five words are `a`, `b` (each `random`, `easy`, `medium`, `hard` or `baseline`),
-//! the number of games, milliseconds per move and the seed.
+//! The five words are `a`, `b` (each `random`, `easy`, `medium`, `hard`, `baseline`, or
+//! Hard without one of its new parts: `no-vct`, `no-moves`, `no-doubles`), the number of
+//! games, milliseconds per move and the seed.
 
 use serde_json::Value;
 
-use super::{decide_as, think};
+use super::{decide_as, search, think};
 use crate::arena::{self, Decide, MatchSpec};
 use crate::{Budgets, Context, Decision, Strength, decide};
 use spelbord_games::settings::SettingsReader;
 use spelbord_games::{AnyGame, AnySettings, GameKind, Seat};
 
-/// Hard as it was: every other strength and game as today.
-fn baseline(game: &AnyGame, seat: Seat, strength: Strength, ctx: &Context) -> Decision<Value> {
+/// [`decide`] with `hard` as Hard (every other strength and game as today).
+fn decide_with(hard: &think::Level, game: &AnyGame, seat: Seat, strength: Strength, ctx: &Context) -> Decision<Value> {
     match game {
-        AnyGame::Gomoku(game) => decide_as(game, seat, strength, &think::BASELINE, ctx)
-            .map(|mv| serde_json::to_value(mv).unwrap_or(Value::Null)),
+        AnyGame::Gomoku(game) => {
+            decide_as(game, seat, strength, hard, ctx).map(|mv| serde_json::to_value(mv).unwrap_or(Value::Null))
+        }
         other => decide(other, seat, strength, ctx),
     }
 }
 
-/// A side's strength and whether it plays the baseline.
-fn side(word: &str) -> (Strength, bool) {
-    match word {
-        "baseline" => (Strength::Hard, true),
-        other => (
-            Strength::from_id(other).unwrap_or_else(|| panic!("no strength {other}")),
-            false,
-        ),
-    }
+/// A side's strength, and the Hard it plays: `baseline` is Hard before VCT; `no-vct`,
+/// `no-moves` and `no-doubles` are today's Hard without one of its new parts.
+fn side(word: &str) -> (Strength, think::Level) {
+    let hard = think::HARD;
+    let level = match word {
+        "baseline" => think::BASELINE,
+        "no-vct" => think::Level { vct: None, ..hard },
+        "no-moves" => think::Level {
+            search: search::Config {
+                threat_moves: false,
+                ..hard.search
+            },
+            ..hard
+        },
+        "no-doubles" => think::Level {
+            search: search::Config {
+                double_threats: false,
+                ..hard.search
+            },
+            ..hard
+        },
+        other => {
+            let strength = Strength::from_id(other).unwrap_or_else(|| panic!("no strength {other}"));
+            return (strength, hard);
+        }
+    };
+    (Strength::Hard, level)
 }
 
 #[test]
@@ -47,7 +67,7 @@ fn gomoku_match() {
     let [a, b, games, ms, seed] = words[..] else {
         panic!("GOMOKU_MATCH needs five words, not {text:?}");
     };
-    let ((a, a_old), (b, b_old)) = (side(a), side(b));
+    let ((a, a_hard), (b, b_hard)) = (side(a), side(b));
     let settings = AnySettings::read(GameKind::Gomoku, &mut SettingsReader::new(Default::default()))
         .expect("default gomoku settings");
     let spec = MatchSpec {
@@ -60,8 +80,10 @@ fn gomoku_match() {
         clock: None,
         seed: seed.parse().expect("a seed"),
     };
-    let pick = |old: bool| -> Decide<'static> { if old { &baseline } else { &decide } };
-    let report = arena::play_match_with(&spec, [pick(a_old), pick(b_old)], |number, record| {
+    let decide_a = |game: &AnyGame, seat, strength, ctx: &Context| decide_with(&a_hard, game, seat, strength, ctx);
+    let decide_b = |game: &AnyGame, seat, strength, ctx: &Context| decide_with(&b_hard, game, seat, strength, ctx);
+    let deciders: [Decide<'_>; 2] = [&decide_a, &decide_b];
+    let report = arena::play_match_with(&spec, deciders, |number, record| {
         let result = match record.a_score() {
             1.0 => "a wins",
             0.0 => "b wins",

@@ -204,23 +204,21 @@ pub struct Defence<'a> {
 impl Defence<'_> {
     /// `roots` (in their order) without the moves that leave the opponent a VCF or a VCT;
     /// all of `roots` when the opponent has neither now, or when every move leaves one.
-    /// Moves not checked by the deadline are dropped if some move was found safe.
+    /// The moves are checked best first until the deadline: those not checked by then
+    /// stay (only a move shown to lose is refused).
     pub fn refuse_losing(&mut self, board: &mut Board, roots: Vec<Cell>) -> Vec<Cell> {
         let threatened = vcf::threatened(board, self.cache, self.vcf, self.deadline)
             || vct::threatened(board, self.table, self.vct, self.deadline);
         if !threatened {
             return roots;
         }
-        let mut safe = Vec::new();
+        let mut kept = Vec::with_capacity(roots.len());
         for &cell in &roots {
-            if Instant::now() >= self.deadline {
-                break;
-            }
-            if !self.leaves_win(board, cell) {
-                safe.push(cell);
+            if Instant::now() >= self.deadline || !self.leaves_win(board, cell) {
+                kept.push(cell);
             }
         }
-        if safe.is_empty() { roots } else { safe }
+        if kept.is_empty() { roots } else { kept }
     }
 
     /// Whether the opponent has a VCF or a VCT after the side to move plays `cell`. After
@@ -256,5 +254,111 @@ impl Defence<'_> {
         };
         vcf::find(board, self.cache, self.vcf, self.deadline).is_some()
             || vct::find(board, self.table, limits, self.deadline).is_some()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use spelbord_games::gomoku::Variant;
+
+    /// A defence with node budgets only: the deadline is far.
+    fn defence<'a>(cache: &'a mut Cache, table: &'a mut vct::Table) -> Defence<'a> {
+        Defence {
+            cache,
+            table,
+            vcf: vcf::Limits {
+                fours: 30,
+                nodes: 300_000,
+            },
+            vct: vct::Limits {
+                depth: 10,
+                nodes: 400_000,
+            },
+            deadline: Instant::now() + Duration::from_secs(600),
+        }
+    }
+
+    fn cell(board: &Board, name: &str) -> Cell {
+        board.cell(name.parse().expect("a square"))
+    }
+
+    /// O threatens a four-three on F5: C5 D5 E5 (X on B5) and F6 F7. X's E6, D4 and G7
+    /// close O's diagonals, so that F5 holds.
+    const FOUR_THREE_X: [&str; 6] = ["B5", "E6", "D4", "G7", "H12", "A15"];
+    const FOUR_THREE_O: [&str; 5] = ["C5", "D5", "E5", "F6", "F7"];
+
+    #[test]
+    fn a_move_that_allows_a_four_three_is_refused() {
+        let mut b = Board::with_stones(Variant::Free, &FOUR_THREE_X, &FOUR_THREE_O);
+        let (mut cache, mut table) = (Cache::new(), vct::Table::new());
+        let mut d = defence(&mut cache, &mut table);
+        let (f5, far) = (cell(&b, "F5"), cell(&b, "K12"));
+        assert!(d.leaves_win(&mut b, far), "K12 ignores the four-three");
+        assert!(!d.leaves_win(&mut b, f5), "F5 takes it");
+        let roots: Vec<Cell> = search::candidates(&b).into_iter().map(|(c, _)| c).collect();
+        assert!(roots.contains(&f5));
+        let kept = d.refuse_losing(&mut b, roots.clone());
+        assert!(kept.contains(&f5));
+        assert!(kept.len() < roots.len(), "{kept:?}");
+        // Every move kept leaves O no VCF or VCT (checked again with fresh tables).
+        let (mut cache, mut table) = (Cache::new(), vct::Table::new());
+        let mut fresh = defence(&mut cache, &mut table);
+        for &c in &kept {
+            assert!(!fresh.leaves_win(&mut b, c), "{}", b.square(c));
+        }
+    }
+
+    #[test]
+    fn a_four_that_only_delays_is_refused_too() {
+        // X's closed three on row 10 (O on B10) gives X fours on F10 and G10; they do not
+        // touch O's four-three on F5.
+        let mut x = FOUR_THREE_X.to_vec();
+        x.extend(["C10", "D10", "E10"]);
+        let mut o = FOUR_THREE_O.to_vec();
+        o.push("B10");
+        let mut b = Board::with_stones(Variant::Free, &x, &o);
+        let (mut cache, mut table) = (Cache::new(), vct::Table::new());
+        let mut d = defence(&mut cache, &mut table);
+        let (f10, f5) = (cell(&b, "F10"), cell(&b, "F5"));
+        assert!(b.threat(f10, 0).is_four());
+        assert!(d.leaves_win(&mut b, f10));
+        assert!(!d.leaves_win(&mut b, f5));
+    }
+
+    #[test]
+    fn when_every_move_loses_none_is_refused() {
+        // Two four-threes of O's far apart: F5 as above, and M12 (J12 K12 L12 closed by X
+        // on I12, M10 M11). One stone stops one of them.
+        let mut x = FOUR_THREE_X.to_vec();
+        x.push("I12");
+        let mut o = FOUR_THREE_O.to_vec();
+        o.extend(["J12", "K12", "L12", "M10", "M11"]);
+        let mut b = Board::with_stones(Variant::Free, &x, &o);
+        let (mut cache, mut table) = (Cache::new(), vct::Table::new());
+        let mut d = defence(&mut cache, &mut table);
+        for stop in ["F5", "M12"] {
+            let at = cell(&b, stop);
+            assert!(d.leaves_win(&mut b, at), "{stop}");
+        }
+        let roots: Vec<Cell> = search::candidates(&b).into_iter().map(|(c, _)| c).collect();
+        assert_eq!(d.refuse_losing(&mut b, roots.clone()), roots);
+    }
+
+    #[test]
+    fn no_threat_refuses_nothing() {
+        let mut b = Board::with_stones(Variant::Free, &["H8", "I9"], &["H9", "G7"]);
+        let (mut cache, mut table) = (Cache::new(), vct::Table::new());
+        let mut d = defence(&mut cache, &mut table);
+        let roots: Vec<Cell> = search::candidates(&b).into_iter().map(|(c, _)| c).collect();
+        assert_eq!(d.refuse_losing(&mut b, roots.clone()), roots);
+    }
+
+    #[test]
+    fn the_baseline_is_hard_without_what_came_with_vct() {
+        assert!(BASELINE.vct.is_none());
+        assert!(!BASELINE.search.threat_moves && !BASELINE.search.double_threats);
+        assert!(HARD.vct.is_some() && HARD.search.threat_moves && HARD.search.double_threats);
+        assert_eq!(BASELINE.search.max_depth, HARD.search.max_depth);
     }
 }

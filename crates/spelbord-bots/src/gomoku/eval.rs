@@ -40,9 +40,9 @@ fn best_threat(board: &Board, side: Side) -> Threat {
 /// four-three), by how many there are (0, 1, 2, 3 or more): one is in [`PRESSURE`]
 /// already through the best threat, but a single stone rarely takes two away, and the
 /// side to move has one stone.
-const DOUBLE_PRESSURE: [i32; 4] = [0, 60, 350, 600];
+const DOUBLE_PRESSURE: [i32; 4] = [0, 0, 250, 450];
 /// The extra initiative of the side to move's own double-threat squares.
-const DOUBLE_INITIATIVE: [i32; 4] = [0, 30, 120, 200];
+const DOUBLE_INITIATIVE: [i32; 4] = [0, 0, 80, 150];
 
 /// How many empty squares would give `side` a double threat: a double three or a
 /// four-three. (Double fours count as [`Threat::Flex4`], with open fours.)

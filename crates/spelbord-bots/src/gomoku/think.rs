@@ -61,8 +61,8 @@ pub const HARD: Level = Level {
     }),
     vcf_defence: true,
     vct: Some(vct::Limits {
-        depth: 10,
-        nodes: 40_000,
+        depth: 8,
+        nodes: 6_000,
     }),
     root_width: 16,
 };
@@ -90,7 +90,7 @@ const VCF_SHARE: f64 = 0.2;
 /// no new iteration after [`SOFT_SHARE`] of what is left.
 const VCT_VCF_SHARE: f64 = 0.1;
 const VCT_SHARE: f64 = 0.2;
-const DEFENCE_SHARE: f64 = 0.45;
+const DEFENCE_SHARE: f64 = 0.35;
 
 /// The opening moves (stones on the board before them) that are picked at random among
 /// the nearly best squares next to a stone, so that games differ.
@@ -98,6 +98,11 @@ const VARIED_OPENING: usize = 3;
 
 /// The move of a searching strength on `board` (`None` only on a full board).
 pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
+    vct::with_table(|vct_table| choose_with(board, level, ctx, vct_table))
+}
+
+/// [`choose`] with this thread's VCT table.
+fn choose_with(board: &mut Board, level: &Level, ctx: &Context, vct_table: &mut vct::Table) -> Option<Cell> {
     let start = Instant::now();
     if let Some(cell) = tactics::forced(board) {
         return Some(cell);
@@ -111,7 +116,6 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
     let vcf_deadline = share(if level.vct.is_some() { VCT_VCF_SHARE } else { VCF_SHARE });
     let us = board.to_move();
     let mut cache = Cache::new();
-    let mut vct_table = vct::Table::new();
 
     if let Some(limits) = level.root_vcf
         && board.count_from(us, Threat::Block4) > 0
@@ -121,7 +125,7 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
     }
     if let Some(limits) = level.vct
         && board.count_from(us, Threat::Flex3) > 0
-        && let Some(win) = vct::find(board, &mut vct_table, limits, share(VCT_SHARE))
+        && let Some(win) = vct::find(board, vct_table, limits, share(VCT_SHARE))
     {
         return Some(win.first);
     }
@@ -147,7 +151,7 @@ pub fn choose(board: &mut Board, level: &Level, ctx: &Context) -> Option<Cell> {
     if let (Some(vct_limits), Some(vcf_limits)) = (level.vct, level.root_vcf) {
         let mut defence = Defence {
             cache: &mut cache,
-            table: &mut vct_table,
+            table: vct_table,
             vcf: vcf_limits,
             vct: vct_limits,
             deadline: share(DEFENCE_SHARE),
@@ -196,7 +200,7 @@ pub struct Defence<'a> {
     pub table: &'a mut vct::Table,
     pub vcf: vcf::Limits,
     /// The opponent's VCT is looked for with these limits before any move; after each
-    /// candidate with an eighth of the nodes.
+    /// candidate with a quarter of the nodes.
     pub vct: vct::Limits,
     pub deadline: Instant,
 }
@@ -249,7 +253,7 @@ impl Defence<'_> {
     /// Whether the side to move has a VCF or a VCT.
     fn opponent_wins(&mut self, board: &mut Board) -> bool {
         let limits = vct::Limits {
-            nodes: self.vct.nodes / 8,
+            nodes: self.vct.nodes / 4,
             ..self.vct
         };
         vcf::find(board, self.cache, self.vcf, self.deadline).is_some()

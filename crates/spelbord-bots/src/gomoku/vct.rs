@@ -9,10 +9,11 @@
 //!
 //! Depth counts the attacker's threats; its forced blocks of counter-fours are free (the
 //! defender's fours run out). The search
-//! has its own table: positions (attacker to move) shown won within some depth, or shown
-//! not to be won within some depth, by hash. It stops at its node budget or deadline and
+//! has its own table, one per thread kept between moves: positions (attacker to move)
+//! shown won within some depth, or shown not to be won within some depth, by hash. It stops at its node budget or deadline and
 //! then knows nothing: a search cut short never claims a win, and never stores a failure.
 
+use std::cell::RefCell;
 use std::time::Instant;
 
 use super::board::{Board, Cell};
@@ -48,8 +49,9 @@ struct Entry {
     plies: u8,
 }
 
-/// The VCT search's own table, kept across the searches of one move (defence tries many
-/// positions that share sub-positions).
+/// The VCT search's own table, one per search thread, kept between moves: the defence
+/// tries many positions that share sub-positions, and the next move's searches meet
+/// many of this move's positions again.
 pub struct Table {
     slots: Vec<Entry>,
 }
@@ -95,6 +97,26 @@ impl Table {
             plies: won.map_or(0, |p| u8::try_from(p).unwrap_or(u8::MAX)),
         };
     }
+}
+
+/// Runs `search` with this thread's table (made on first use, kept between moves: what
+/// it knows is true of a position whatever the game, since a search cut short stores
+/// nothing).
+pub fn with_table<R>(search: impl FnOnce(&mut Table) -> R) -> R {
+    thread_local! {
+        static TABLE: RefCell<Option<Table>> = const { RefCell::new(None) };
+    }
+    TABLE.with(|cell| match cell.try_borrow_mut() {
+        Ok(mut slot) => search(slot.get_or_insert_with(Table::new)),
+        // Only a search inside a search could get here: it gets a table of its own.
+        Err(_) => search(&mut Table::new()),
+    })
+}
+
+/// The table key of a position: its hash, told apart by board size (the cells' keys
+/// are shared between sizes).
+fn key(board: &Board) -> u64 {
+    board.hash() ^ (board.cells() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)
 }
 
 /// Looks for a VCT of the side to move on `board` (which comes back unchanged).
@@ -236,7 +258,7 @@ impl Vct<'_> {
         if (depth == 0 && their_fives == 0) || their_fives >= 2 || self.out_of_budget() {
             return None;
         }
-        let hash = self.board.hash();
+        let hash = key(self.board);
         if let Some(known) = self.table.probe(hash, depth) {
             return known;
         }

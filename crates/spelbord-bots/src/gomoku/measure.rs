@@ -194,9 +194,17 @@ fn vct_speed() {
                 board.play(cell);
             }
         }
-        let limits = vct::Limits { depth: 10, nodes: 40_000 };
+        let limits = vct::Limits {
+            depth: 10,
+            nodes: 40_000,
+        };
         let start = Instant::now();
-        let (win, n) = vct::find_counted(&mut board, &mut vct::Table::new(), limits, start + Duration::from_secs(10));
+        let (win, n) = vct::find_counted(
+            &mut board,
+            &mut vct::Table::new(),
+            limits,
+            start + Duration::from_secs(10),
+        );
         spent += start.elapsed();
         nodes += n;
         found += usize::from(win.is_some());
@@ -213,8 +221,8 @@ fn vct_speed() {
 #[test]
 #[ignore = "a diagnosis: prints the moves chosen in a position"]
 fn gomoku_position() {
-    use spelbord_games::gomoku::{Gomoku, GomokuMove, GomokuSettings, Opening};
     use spelbord_games::Rules;
+    use spelbord_games::gomoku::{Gomoku, GomokuMove, GomokuSettings, Opening};
     let text = std::env::var("GOMOKU_POSITION").unwrap_or_default();
     let mut game = Gomoku::new(&GomokuSettings {
         opening: Opening::Free,
@@ -222,7 +230,13 @@ fn gomoku_position() {
     });
     for word in text.split_whitespace() {
         let seat = game.to_move().expect("a seat to move");
-        game.play(seat, &GomokuMove { at: word.parse().expect("a square") }).expect("a legal move");
+        game.play(
+            seat,
+            &GomokuMove {
+                at: word.parse().expect("a square"),
+            },
+        )
+        .expect("a legal move");
     }
     let seat = game.to_move().expect("a seat to move");
     for (name, level) in [("hard", think::HARD), ("baseline", think::BASELINE)] {

@@ -60,10 +60,7 @@ pub const HARD: Level = Level {
         nodes: 300_000,
     }),
     vcf_defence: true,
-    vct: Some(vct::Limits {
-        depth: 8,
-        nodes: 6_000,
-    }),
+    vct: Some(vct::Limits { depth: 8, nodes: 3_000 }),
     root_width: 16,
 };
 
@@ -89,8 +86,8 @@ const VCF_SHARE: f64 = 0.2;
 /// must end, and by which the defence must end. The search then has the rest, and starts
 /// no new iteration after [`SOFT_SHARE`] of what is left.
 const VCT_VCF_SHARE: f64 = 0.1;
-const VCT_SHARE: f64 = 0.2;
-const DEFENCE_SHARE: f64 = 0.35;
+const VCT_SHARE: f64 = 0.15;
+const DEFENCE_SHARE: f64 = 0.3;
 
 /// The opening moves (stones on the board before them) that are picked at random among
 /// the nearly best squares next to a stone, so that games differ.
@@ -356,13 +353,5 @@ mod tests {
         let mut d = defence(&mut cache, &mut table);
         let roots: Vec<Cell> = search::candidates(&b).into_iter().map(|(c, _)| c).collect();
         assert_eq!(d.refuse_losing(&mut b, roots.clone()), roots);
-    }
-
-    #[test]
-    fn the_baseline_is_hard_without_what_came_with_vct() {
-        assert!(BASELINE.vct.is_none());
-        assert!(!BASELINE.search.threat_moves && !BASELINE.search.double_threats);
-        assert!(HARD.vct.is_some() && HARD.search.threat_moves && HARD.search.double_threats);
-        assert_eq!(BASELINE.search.max_depth, HARD.search.max_depth);
     }
 }

@@ -7,6 +7,8 @@
 //! if it is still legal then (a Bughouse pocket may have grown under them) and think
 //! again otherwise. With a clock, each seat's thinking and waiting is charged to it and a
 //! flag ends the game, as at a real table; the bots' budgets come from [`super::budget`].
+//! [`play_match_with`] puts other deciders on the sides (the gomoku bot measures its Hard
+//! against the Hard it replaced that way).
 
 use std::time::{Duration, Instant};
 

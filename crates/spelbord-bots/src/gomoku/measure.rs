@@ -38,7 +38,9 @@ fn decide_with(hard: &think::Level, game: &AnyGame, seat: Seat, strength: Streng
 /// is per thread), so that neither reads scores the other's evaluation wrote. The arena
 /// still asks one side at a time and times each answer.
 struct Worker {
+    /// The positions to answer, one at a time.
     jobs: mpsc::Sender<(AnyGame, Seat, Strength, Context)>,
+    /// The answers, in order.
     answers: mpsc::Receiver<Decision<Value>>,
 }
 

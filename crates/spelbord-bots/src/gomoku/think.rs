@@ -193,12 +193,16 @@ fn choose_with(board: &mut Board, level: &Level, ctx: &Context, vct_table: &mut 
 
 /// The defence at the root against the opponent's VCF and VCT.
 pub struct Defence<'a> {
+    /// The VCF's failed positions, shared by every move tried.
     pub cache: &'a mut Cache,
+    /// The VCT's table, shared by every move tried.
     pub table: &'a mut vct::Table,
+    /// The opponent's VCF is looked for with these limits.
     pub vcf: vcf::Limits,
     /// The opponent's VCT is looked for with these limits before any move; after each
     /// candidate with a quarter of the nodes.
     pub vct: vct::Limits,
+    /// No search of the defence goes past it; moves not tried by then stay.
     pub deadline: Instant,
 }
 
@@ -274,7 +278,7 @@ mod tests {
             },
             vct: vct::Limits {
                 depth: 10,
-                nodes: 400_000,
+                nodes: 100_000,
             },
             deadline: Instant::now() + Duration::from_secs(600),
         }

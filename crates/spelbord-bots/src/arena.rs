@@ -7,6 +7,8 @@
 //! if it is still legal then (a Bughouse pocket may have grown under them) and think
 //! again otherwise. With a clock, each seat's thinking and waiting is charged to it and a
 //! flag ends the game, as at a real table; the bots' budgets come from [`super::budget`].
+//! [`play_match_with`] puts other deciders on the sides (the gomoku bot measures its Hard
+//! against the Hard it replaced that way).
 //!
 //! Bots resign as at a table (a [`Watch`] per seat, when the spec allows it). Each
 //! move's **reply time** is counted too: from the opponent's move that gave the seat its
@@ -142,8 +144,23 @@ pub fn percentile(times: &[Duration], p: usize) -> Duration {
     sorted[index.min(sorted.len() - 1)]
 }
 
+/// How one side of a match decides when not as the spec's choice does: to measure an
+/// engine against an earlier version of itself kept for the purpose, any function like
+/// [`super::decide`].
+pub type Decide<'a> = &'a dyn Fn(&AnyGame, Seat, super::Strength, &Context) -> Decision<Value>;
+
 /// Plays the match, calling `progress` after each game.
-pub fn play_match(spec: &MatchSpec, mut progress: impl FnMut(u32, &GameRecord)) -> Report {
+pub fn play_match(spec: &MatchSpec, progress: impl FnMut(u32, &GameRecord)) -> Report {
+    play_match_with(spec, [None, None], progress)
+}
+
+/// [`play_match`] with the ways `a` and `b` decide, in that order (`None`: as the spec's
+/// choice for that side).
+pub fn play_match_with(
+    spec: &MatchSpec,
+    deciders: [Option<Decide<'_>>; 2],
+    mut progress: impl FnMut(u32, &GameRecord),
+) -> Report {
     let mut report = Report::default();
     for number in 0..spec.games {
         let a_team = u8::from(number % 2 == 1);
@@ -158,10 +175,20 @@ pub fn play_match(spec: &MatchSpec, mut progress: impl FnMut(u32, &GameRecord)) 
             .iter()
             .map(|seat| if a_seats.contains(seat) { spec.a } else { spec.b })
             .collect();
+        let players: Vec<Option<Decide<'_>>> = seats
+            .iter()
+            .map(|seat| {
+                if a_seats.contains(seat) {
+                    deciders[0]
+                } else {
+                    deciders[1]
+                }
+            })
+            .collect();
         let seed = spec
             .seed
             .wrapping_add(u64::from(number).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        let played = play_game(spec, &strengths, seed);
+        let played = play_game(spec, &strengths, &players, seed);
         report.illegal += played.illegal;
         for (seat, think) in played.thinks {
             if a_seats.contains(&seat) {
@@ -249,7 +276,7 @@ fn base_budget(spec: &MatchSpec, choice: BotChoice) -> Duration {
     .unwrap_or_else(|| spec.budgets.of(choice.stand_in()))
 }
 
-fn play_game(spec: &MatchSpec, strengths: &[BotChoice], seed: u64) -> Played {
+fn play_game(spec: &MatchSpec, strengths: &[BotChoice], players: &[Option<Decide<'_>>], seed: u64) -> Played {
     let mut game = spec.settings.new_game();
     let mut sims: Vec<SeatSim> = strengths
         .iter()
@@ -312,7 +339,11 @@ fn play_game(spec: &MatchSpec, strengths: &[BotChoice], seed: u64) -> Played {
                     ..Context::with_budget(budget, seed ^ u64::from(plies) << 8 ^ u64::from(seat))
                 };
                 let started = Instant::now();
-                let answered = answer_as(spec, strengths[usize::from(seat)], &game, seat, &ctx);
+                let choice = strengths[usize::from(seat)];
+                let answered = match players.get(usize::from(seat)).copied().flatten() {
+                    Some(decider) => Answer::from(decider(&game, seat, choice.stand_in(), &ctx)),
+                    None => answer_as(spec, choice, &game, seat, &ctx),
+                };
                 let think = started.elapsed();
                 thinks.push((seat, think));
                 let sim = &mut sims[usize::from(seat)];

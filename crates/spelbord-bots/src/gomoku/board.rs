@@ -245,6 +245,23 @@ impl Board {
         self.info[cell][side].value
     }
 
+    /// The line patterns a stone of `side` on the empty `cell` makes, one per axis.
+    pub fn patterns(&self, cell: Cell, side: Side) -> [Pattern; 4] {
+        self.info[cell][side].patterns
+    }
+
+    /// The squares on the board along `axis` (an index into the four axes) within
+    /// `reach` of `cell`, `cell` itself excluded.
+    pub fn line(&self, cell: Cell, axis: usize, reach: i32) -> impl Iterator<Item = Cell> + '_ {
+        let size = self.size as i32;
+        let (col, row) = ((cell % self.size) as i32, (cell / self.size) as i32);
+        let (dc, dr) = AXES[axis % 4];
+        (-reach..=reach).filter(|&o| o != 0).filter_map(move |o| {
+            let (c, r) = (col + dc * o, row + dr * o);
+            ((0..size).contains(&c) && (0..size).contains(&r)).then(|| (r * size + c) as usize)
+        })
+    }
+
     /// The sum of the values of the empty squares for `side`.
     pub fn total(&self, side: Side) -> i32 {
         self.totals[side]

@@ -36,6 +36,33 @@ fn best_threat(board: &Board, side: Side) -> Threat {
         .unwrap_or(Threat::None)
 }
 
+/// The extra pressure of the opponent's double-threat squares (a double three or a
+/// four-three), by how many there are (0, 1, 2, 3 or more): one is in [`PRESSURE`]
+/// already through the best threat, but a single stone rarely takes two away, and the
+/// side to move has one stone.
+const DOUBLE_PRESSURE: [i32; 4] = [0, 0, 250, 450];
+/// The extra initiative of the side to move's own double-threat squares.
+const DOUBLE_INITIATIVE: [i32; 4] = [0, 0, 80, 150];
+
+/// How many empty squares would give `side` a double threat: a double three or a
+/// four-three. (Double fours count as [`Threat::Flex4`], with open fours.)
+pub fn double_threats(board: &Board, side: Side) -> u32 {
+    board.count(side, Threat::Flex3x2) + board.count(side, Threat::Block4Flex3)
+}
+
+/// [`evaluate`], and with `doubles` also each side's double-threat squares: the
+/// opponent's as pressure, the side to move's as initiative.
+pub fn evaluate_with(board: &Board, doubles: bool) -> i32 {
+    let base = evaluate(board);
+    if !doubles {
+        return base;
+    }
+    let us = board.to_move();
+    let ours = double_threats(board, us).min(3) as usize;
+    let theirs = double_threats(board, 1 - us).min(3) as usize;
+    base + DOUBLE_INITIATIVE[ours] - DOUBLE_PRESSURE[theirs]
+}
+
 /// The static score for the side to move: the potential of its squares minus the
 /// opponent's, plus its initiative (its best threat, weaker when the opponent has fours
 /// or an open three to answer with), minus the pressure of the opponent's best threat.

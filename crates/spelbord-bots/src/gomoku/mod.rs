@@ -4,15 +4,19 @@
 //! - [`board`]: the engine's board, its patterns updated incrementally, Zobrist hash.
 //! - [`eval`]: square values, the static evaluation and move ordering.
 //! - [`vcf`]: victory by continuous fours.
+//! - [`threats`]: the squares that stop a three.
+//! - [`vct`]: victory by continuous threats (threes and fours), threat-space search.
 //! - [`search`]: negamax PVS with iterative deepening.
 //! - [`tt`]: this engine's transposition table, the shared [`crate::tt`].
 //! - [`tactics`]: forced moves and the static judgements (lost, dead drawn).
 //! - [`easy`] and [`think`]: how each strength picks its move.
 //! - [`outlook`]: whether the bot is lost beyond doubt (for resigning).
+//! - `measure` (tests only): the arena against Hard as it was before VCT.
 //!
 //! Random plays a uniformly random legal move. Easy looks one ply ahead with noise but
 //! never misses a five, a block of a five or of an open three. Medium searches a few plies
-//! without VCF. Hard searches deeper, with VCF at the root, at the leaves and in defence.
+//! without VCF. Hard searches deeper, with VCF at the root, at the leaves and in defence,
+//! and VCT at the root and in defence.
 //! See `docs/bots/gomoku.md`.
 
 mod board;
@@ -23,7 +27,9 @@ mod pattern;
 mod search;
 mod tactics;
 mod think;
+mod threats;
 mod vcf;
+mod vct;
 
 /// The shared transposition table with cells as moves (`u16::MAX` for none): 2^20 entries
 /// of 16 bytes, 16 MB per search thread, kept between searches.
@@ -36,6 +42,8 @@ mod tt {
 }
 
 #[cfg(test)]
+mod measure;
+#[cfg(test)]
 mod tests;
 
 use board::Board;
@@ -46,24 +54,7 @@ use spelbord_games::{Rules, Seat};
 
 impl Bot for Gomoku {
     fn decide(&self, seat: Seat, strength: Strength, ctx: &Context) -> Decision<GomokuMove> {
-        let legal = self.legal_moves(seat);
-        if strength == Strength::Random || legal.len() <= 1 {
-            return random_move(self, seat, ctx);
-        }
-        let mut board = Board::from_game(self);
-        if board.to_move() != usize::from(seat) {
-            board.pass();
-        }
-        let cell = match strength {
-            Strength::Random | Strength::Easy => easy::choose(&board, &mut ctx.rng()),
-            Strength::Medium => think::choose(&mut board, &think::MEDIUM, ctx),
-            Strength::Hard => think::choose(&mut board, &think::HARD, ctx),
-        };
-        match cell.map(|c| GomokuMove { at: board.square(c) }) {
-            Some(mv) if legal.contains(&mv) => Decision::Play(mv),
-            // Never expected: the engine only picks empty squares of this board.
-            _ => random_move(self, seat, ctx),
-        }
+        decide_as(self, seat, strength, &think::HARD, ctx)
     }
 
     /// [`Bot::decide`], after [`outlook::judge`] has spent at most a fifth of the budget.
@@ -87,5 +78,34 @@ impl Bot for Gomoku {
         }
         let board = Board::from_game(self);
         tactics::clearly_lost(&board, usize::from(seat)) || tactics::dead_drawn(&board)
+    }
+}
+
+/// [`Bot::decide`], with `hard` as what Hard means (the arena's baseline plays an older
+/// Hard).
+fn decide_as(
+    game: &Gomoku,
+    seat: Seat,
+    strength: Strength,
+    hard: &think::Level,
+    ctx: &Context,
+) -> Decision<GomokuMove> {
+    let legal = game.legal_moves(seat);
+    if strength == Strength::Random || legal.len() <= 1 {
+        return random_move(game, seat, ctx);
+    }
+    let mut board = Board::from_game(game);
+    if board.to_move() != usize::from(seat) {
+        board.pass();
+    }
+    let cell = match strength {
+        Strength::Random | Strength::Easy => easy::choose(&board, &mut ctx.rng()),
+        Strength::Medium => think::choose(&mut board, &think::MEDIUM, ctx),
+        Strength::Hard => think::choose(&mut board, hard, ctx),
+    };
+    match cell.map(|c| GomokuMove { at: board.square(c) }) {
+        Some(mv) if legal.contains(&mv) => Decision::Play(mv),
+        // Never expected: the engine only picks empty squares of this board.
+        _ => random_move(game, seat, ctx),
     }
 }

@@ -16,6 +16,7 @@ use std::time::Instant;
 use super::board::{Board, Cell};
 use super::eval;
 use super::pattern::Threat;
+use super::threats;
 use super::tt::{self, Bound, Table};
 use super::vcf::{self, Cache};
 
@@ -36,6 +37,12 @@ pub struct Config {
     pub width: usize,
     /// VCF at the leaves (fours per search, nodes per search), or none.
     pub leaf_vcf: Option<vcf::Limits>,
+    /// Against a three, try only the squares that really stop it and the side's own fours
+    /// ([`threat_candidates`]), rather than every square near the threat.
+    pub threat_moves: bool,
+    /// The evaluation also weighs each side's double-threat squares
+    /// ([`eval::evaluate_with`]).
+    pub double_threats: bool,
 }
 
 /// The outcome of a search.
@@ -169,7 +176,7 @@ impl<'a> Search<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return eval::evaluate(self.board);
+            return eval::evaluate_with(self.board, self.config.double_threats);
         }
         // Mate-distance pruning: nothing here beats a quicker mate already found.
         alpha = alpha.max(-(MATE - ply_score));
@@ -264,12 +271,16 @@ impl<'a> Search<'a> {
                 return MATE - ply as i32 - win.plies as i32;
             }
         }
-        eval::evaluate(self.board)
+        eval::evaluate_with(self.board, self.config.double_threats)
     }
 
     /// The moves a node tries, best first, at most `width` of them.
-    fn moves(&self, tt_move: Option<Cell>, ply: usize) -> Vec<Cell> {
-        let mut scored = candidates(self.board);
+    fn moves(&mut self, tt_move: Option<Cell>, ply: usize) -> Vec<Cell> {
+        let mut scored = if self.config.threat_moves {
+            threat_candidates(self.board)
+        } else {
+            candidates(self.board)
+        };
         let killers = self.killers[ply];
         for (cell, score) in &mut scored {
             if Some(*cell) == tt_move {
@@ -308,6 +319,30 @@ pub fn candidates(board: &Board) -> Vec<(Cell, i32)> {
     cells.into_iter().map(|c| (c, eval::move_score(board, c, us))).collect()
 }
 
+/// [`candidates`], but against a three (the opponent has a square making an open four)
+/// only the squares that stop it ([`threats::stops`]) and the side's own fours: a three of
+/// the side's own that does not stop the opponent's comes too late. When no single stone
+/// stops the three, the fours and the squares where the opponent would make a four are
+/// left, as in [`candidates`].
+pub fn threat_candidates(board: &mut Board) -> Vec<(Cell, i32)> {
+    let us = board.to_move();
+    let them = 1 - us;
+    if board.count(them, Threat::Flex4) == 0 {
+        return candidates(board);
+    }
+    let mut cells = threats::stops(board, them);
+    if cells.is_empty() {
+        return candidates(board);
+    }
+    cells.extend(
+        board
+            .cells_from(us, Threat::Block4)
+            .filter(|c| !cells.contains(c))
+            .collect::<Vec<_>>(),
+    );
+    cells.into_iter().map(|c| (c, eval::move_score(board, c, us))).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -329,6 +364,8 @@ mod tests {
             max_depth: 3,
             width: 10,
             leaf_vcf: None,
+            threat_moves: false,
+            double_threats: false,
         };
         let mut cache = Cache::new();
         let deadline = Instant::now() + Duration::from_secs(30);

@@ -1,0 +1,259 @@
+//! Measuring Hard against the Hard of commit `ce8d8fe` (before VCT, [`think::BASELINE`]),
+//! in the arena, in-process, with the same clock and alternation as `spelbord arena`;
+//! each side searches on a thread of its own (its own transposition table).
+//!
+//! Ignored by default (a match takes minutes); run one with, for example,
+//!
+//! ```sh
+//! GOMOKU_MATCH="hard baseline 40 200 1" cargo test -p spelbord-bots --release -- \
+//!     --ignored --nocapture gomoku::measure
+//! ```
+//!
+//! The five words are `a`, `b` (each `random`, `easy`, `medium`, `hard`, `baseline`, or
+//! Hard without one of its new parts: `no-vct`, `no-moves`, `no-doubles`, or the baseline with VCT only, `vct-only`), the number of
+//! games, milliseconds per move and the seed. With `GOMOKU_MOVES` set, every game's
+//! moves are printed too.
+
+use std::sync::mpsc;
+
+use serde_json::Value;
+
+use super::{decide_as, search, think};
+use crate::arena::{self, Decide, MatchSpec};
+use crate::{Budgets, Context, Decision, Strength, decide};
+use spelbord_games::settings::SettingsReader;
+use spelbord_games::{AnyGame, AnySettings, GameKind, Seat};
+
+/// [`decide`] with `hard` as Hard (every other strength and game as today).
+fn decide_with(hard: &think::Level, game: &AnyGame, seat: Seat, strength: Strength, ctx: &Context) -> Decision<Value> {
+    match game {
+        AnyGame::Gomoku(game) => {
+            decide_as(game, seat, strength, hard, ctx).map(|mv| serde_json::to_value(mv).unwrap_or(Value::Null))
+        }
+        other => decide(other, seat, strength, ctx),
+    }
+}
+
+/// One side's own search thread: each side keeps its own transposition table (the table
+/// is per thread), so that neither reads scores the other's evaluation wrote. The arena
+/// still asks one side at a time and times each answer.
+struct Worker {
+    /// The positions to answer, one at a time.
+    jobs: mpsc::Sender<(AnyGame, Seat, Strength, Context)>,
+    /// The answers, in order.
+    answers: mpsc::Receiver<Decision<Value>>,
+}
+
+impl Worker {
+    fn new(hard: think::Level) -> Worker {
+        let (jobs, inbox) = mpsc::channel::<(AnyGame, Seat, Strength, Context)>();
+        let (outbox, answers) = mpsc::channel();
+        std::thread::spawn(move || {
+            for (game, seat, strength, ctx) in inbox {
+                if outbox.send(decide_with(&hard, &game, seat, strength, &ctx)).is_err() {
+                    break;
+                }
+            }
+        });
+        Worker { jobs, answers }
+    }
+
+    fn decide(&self, game: &AnyGame, seat: Seat, strength: Strength, ctx: &Context) -> Decision<Value> {
+        self.jobs
+            .send((game.clone(), seat, strength, ctx.clone()))
+            .expect("the side's thread is alive");
+        self.answers.recv().expect("the side's thread answers")
+    }
+}
+
+/// A side's strength, and the Hard it plays: `baseline` is Hard before VCT; `no-vct`,
+/// `no-moves` and `no-doubles` are today's Hard without one of its new parts.
+fn side(word: &str) -> (Strength, think::Level) {
+    let hard = think::HARD;
+    let level = match word {
+        "baseline" => think::BASELINE,
+        "no-vct" => think::Level { vct: None, ..hard },
+        "no-moves" => think::Level {
+            search: search::Config {
+                threat_moves: false,
+                ..hard.search
+            },
+            ..hard
+        },
+        "vct-only" => think::Level {
+            vct: hard.vct,
+            ..think::BASELINE
+        },
+        "no-doubles" => think::Level {
+            search: search::Config {
+                double_threats: false,
+                ..hard.search
+            },
+            ..hard
+        },
+        other => {
+            let strength = Strength::from_id(other).unwrap_or_else(|| panic!("no strength {other}"));
+            return (strength, hard);
+        }
+    };
+    (Strength::Hard, level)
+}
+
+#[test]
+#[ignore = "a measurement of minutes: see the module's documentation"]
+fn gomoku_match() {
+    let text = std::env::var("GOMOKU_MATCH").unwrap_or_else(|_| "hard baseline 2 50 1".to_owned());
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let [a, b, games, ms, seed] = words[..] else {
+        panic!("GOMOKU_MATCH needs five words, not {text:?}");
+    };
+    let ((a, a_hard), (b, b_hard)) = (side(a), side(b));
+    let settings = AnySettings::read(GameKind::Gomoku, &mut SettingsReader::new(Default::default()))
+        .expect("default gomoku settings");
+    let spec = MatchSpec {
+        settings,
+        a: a.into(),
+        b: b.into(),
+        engines: crate::engine::Engines::default(),
+        // Measured as the search plays: nobody resigns.
+        resign: false,
+        games: games.parse().expect("a number of games"),
+        ms_per_move: Some(ms.parse().expect("milliseconds per move")),
+        budgets: Budgets::default(),
+        clock: None,
+        seed: seed.parse().expect("a seed"),
+    };
+    let (worker_a, worker_b) = (Worker::new(a_hard), Worker::new(b_hard));
+    // The moves of the game so far, as the last side to decide saw them and answered.
+    let record = std::cell::RefCell::new(String::new());
+    let log = |game: &AnyGame, decision: &Decision<Value>| {
+        if let (AnyGame::Gomoku(game), Decision::Play(mv)) = (game, decision) {
+            let moves: Vec<String> = game.moves().iter().map(ToString::to_string).collect();
+            *record.borrow_mut() = format!("{} {}", moves.join(" "), mv["at"].as_str().unwrap_or("?"));
+        }
+    };
+    let decide_a = |game: &AnyGame, seat, strength, ctx: &Context| {
+        let decision = worker_a.decide(game, seat, strength, ctx);
+        log(game, &decision);
+        decision
+    };
+    let decide_b = |game: &AnyGame, seat, strength, ctx: &Context| {
+        let decision = worker_b.decide(game, seat, strength, ctx);
+        log(game, &decision);
+        decision
+    };
+    let deciders: [Option<Decide<'_>>; 2] = [Some(&decide_a), Some(&decide_b)];
+    let record_moves = &record;
+    let report = arena::play_match_with(&spec, deciders, |number, record| {
+        let result = match record.a_score() {
+            1.0 => "a wins",
+            0.0 => "b wins",
+            _ => "draw",
+        };
+        println!(
+            "game {number}/{}: a as {}: {result} ({} moves)",
+            spec.games,
+            if record.a_seats.contains(&0) { "X" } else { "O" },
+            record.plies
+        );
+        if std::env::var_os("GOMOKU_MOVES").is_some() {
+            println!("  moves: {}", record_moves.borrow());
+        }
+    });
+    let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;
+    let (mean_a, p99_a) = arena::mean_and_p99(&report.think_a);
+    let (mean_b, p99_b) = arena::mean_and_p99(&report.think_b);
+    println!(
+        "{text}: a won {}, drew {}, lost {}: {:.1} % of the points for a; think a mean {:.1} ms, p99 {:.1} ms; b mean {:.1} ms, p99 {:.1} ms",
+        report.wins(),
+        report.draws(),
+        report.losses(),
+        100.0 * report.a_share(),
+        ms(mean_a),
+        ms(p99_a),
+        ms(mean_b),
+        ms(p99_b)
+    );
+    assert_eq!(report.illegal, 0, "illegal answers");
+    assert_eq!(report.games.len(), spec.games as usize);
+}
+
+/// How fast the VCT search visits positions, on random middle games (a number for the
+/// budgets in `think.rs`, printed, not checked).
+#[test]
+#[ignore = "a measurement: prints the VCT search's speed"]
+fn vct_speed() {
+    use super::board::Board;
+    use super::vct;
+    use rand::{Rng, SeedableRng};
+    use spelbord_games::gomoku::{Square, Variant};
+    use std::time::{Duration, Instant};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(9);
+    let (mut nodes, mut spent, mut found) = (0u64, Duration::ZERO, 0);
+    for _ in 0..40 {
+        let mut board = Board::new(15, Variant::Free);
+        for _ in 0..24 {
+            let square = Square::new(rng.random_range(3..12), rng.random_range(3..12)).expect("on the board");
+            let cell = board.cell(square);
+            if board.is_empty(cell) && board.count_from(board.to_move(), super::pattern::Threat::Block4) == 0 {
+                board.play(cell);
+            }
+        }
+        let limits = vct::Limits {
+            depth: 10,
+            nodes: 40_000,
+        };
+        let start = Instant::now();
+        let (win, n) = vct::find_counted(
+            &mut board,
+            &mut vct::Table::new(),
+            limits,
+            start + Duration::from_secs(10),
+        );
+        spent += start.elapsed();
+        nodes += n;
+        found += usize::from(win.is_some());
+    }
+    println!(
+        "VCT: {nodes} nodes in {:.1} ms ({:.2} µs a node); {found} of 40 positions won",
+        spent.as_secs_f64() * 1000.0,
+        spent.as_secs_f64() * 1e6 / nodes.max(1) as f64
+    );
+}
+
+/// What Hard and the baseline play in one position (`GOMOKU_POSITION`: the moves from
+/// the start, like `H8 I9 G9`), each asked five times at 200 ms.
+#[test]
+#[ignore = "a diagnosis: prints the moves chosen in a position"]
+fn gomoku_position() {
+    use spelbord_games::Rules;
+    use spelbord_games::gomoku::{Gomoku, GomokuMove, GomokuSettings, Opening};
+    let text = std::env::var("GOMOKU_POSITION").unwrap_or_default();
+    let mut game = Gomoku::new(&GomokuSettings {
+        opening: Opening::Free,
+        ..GomokuSettings::default()
+    });
+    for word in text.split_whitespace() {
+        let seat = game.to_move().expect("a seat to move");
+        game.play(
+            seat,
+            &GomokuMove {
+                at: word.parse().expect("a square"),
+            },
+        )
+        .expect("a legal move");
+    }
+    let seat = game.to_move().expect("a seat to move");
+    for (name, level) in [("hard", think::HARD), ("baseline", think::BASELINE)] {
+        let moves: Vec<String> = (0..5)
+            .map(|seed| {
+                let ctx = Context::with_budget(std::time::Duration::from_millis(200), seed);
+                match decide_as(&game, seat, Strength::Hard, &level, &ctx) {
+                    Decision::Play(mv) => mv.at.to_string(),
+                    other => format!("{other:?}"),
+                }
+            })
+            .collect();
+        println!("{name}: {}", moves.join(" "));
+    }
+}

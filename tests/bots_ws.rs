@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{Client, TestApp, spawn_app_with};
+use common::{TestApp, spawn_app_with};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use rand::seq::IndexedRandom;
@@ -32,45 +32,6 @@ async fn table_with(app: &TestApp, game: &str, settings: Value) -> (String, AnyG
     (id, stored.game.new_game())
 }
 
-/// Plays `seats` for a person (random legal moves, chosen on the mirror) until the game is
-/// over; every other seat is a bot. Returns the `game_over` event and the number of moves.
-async fn play_out(client: &mut Client, mirror: &mut AnyGame, seats: &[u8], seed: u64) -> (Value, usize) {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let mut moves = 0;
-    // Whose moves the person has sent and not yet seen come back.
-    let mut sent = false;
-    loop {
-        if !sent {
-            let mine = mirror.active_seats().iter().find(|seat| seats.contains(seat));
-            if let Some(seat) = mine {
-                let legal = mirror.legal_moves_json(seat);
-                if let Some(payload) = legal.choose(&mut rng) {
-                    client
-                        .send(json!({"type": "move", "seat": seat, "move": payload}))
-                        .await;
-                    sent = true;
-                }
-            }
-        }
-        let message = client.recv().await;
-        match message["type"].as_str() {
-            Some("moved") => {
-                let seat = u8::try_from(message["seat"].as_u64().expect("a seat")).expect("small");
-                mirror
-                    .play_json(seat, &message["move"])
-                    .unwrap_or_else(|err| panic!("the server's move {message} is legal: {err}"));
-                moves += 1;
-                if seats.contains(&seat) {
-                    sent = false;
-                }
-            }
-            Some("game_over") => return (message, moves),
-            Some("error") => panic!("the person's move was refused: {message}"),
-            _ => {}
-        }
-    }
-}
-
 #[tokio::test]
 async fn a_person_plays_a_whole_game_against_a_bot_in_each_two_player_game() {
     let app = spawn_app().await;
@@ -84,7 +45,8 @@ async fn a_person_plays_a_whole_game_against_a_bot_in_each_two_player_game() {
         assert_eq!(computer["bot"], strength, "{started}");
         assert_eq!(computer["name"], format!("Computer ({strength})"));
         assert_eq!(computer["connected"], true);
-        let (over, moves) = play_out(&mut person, &mut mirror, &[0], 11).await;
+        let played = person.play_randomly(&mut mirror, &[0], 11, usize::MAX).await;
+        let (over, moves) = (played.over.expect("the game ends"), played.moves);
         assert!(moves > 2, "{game}: {over}");
         assert!(mirror.outcome().is_some(), "{game}: the mirror agrees the game is over");
     }
@@ -128,7 +90,8 @@ async fn one_person_and_three_bots_play_bughouse_to_the_end() {
     person.sit(0, "Person").await;
     let started = person.until("game_started").await;
     assert_eq!(started["to_move"], json!([0, 2]));
-    let (over, moves) = play_out(&mut person, &mut mirror, &[0], 5).await;
+    let played = person.play_randomly(&mut mirror, &[0], 5, usize::MAX).await;
+    let (over, moves) = (played.over.expect("the game ends"), played.moves);
     assert!(moves > 4, "{over}");
     assert_ne!(
         over["result"]["reason"], "time",

@@ -15,9 +15,6 @@ use std::path::Path;
 use std::time::Duration;
 
 use common::{Client, TestApp, spawn_app_with};
-use rand::SeedableRng;
-use rand::rngs::StdRng;
-use rand::seq::IndexedRandom;
 use serde_json::{Value, json};
 use shakmaty::Position;
 use spelbord::bots::engine::EngineConfig;
@@ -62,46 +59,6 @@ async fn table_with(app: &TestApp, game: &str, settings: Value) -> (String, AnyG
     let id = created["id"].as_str().expect("an id").to_owned();
     let stored = TableSettings::read(game, Some(created["table"]["settings"].clone())).expect("settings read back");
     (id, stored.game.new_game())
-}
-
-/// Plays `seats` for a person (random legal moves chosen on the mirror) until the game is
-/// over or the other seats made `their_moves` moves; returns the moves the other seats made
-/// and the `game_over` event, if the game ended.
-async fn play(client: &mut Client, mirror: &mut AnyGame, seats: &[u8], their_moves: usize) -> (usize, Option<Value>) {
-    let mut rng = StdRng::seed_from_u64(7);
-    let mut theirs = 0;
-    let mut sent = false;
-    loop {
-        if theirs >= their_moves {
-            return (theirs, None);
-        }
-        if !sent
-            && let Some(seat) = mirror.active_seats().iter().find(|seat| seats.contains(seat))
-            && let Some(payload) = mirror.legal_moves_json(seat).choose(&mut rng)
-        {
-            client
-                .send(json!({"type": "move", "seat": seat, "move": payload}))
-                .await;
-            sent = true;
-        }
-        let message = client.recv().await;
-        match message["type"].as_str() {
-            Some("moved") => {
-                let seat = u8::try_from(message["seat"].as_u64().expect("a seat")).expect("small");
-                mirror
-                    .play_json(seat, &message["move"])
-                    .unwrap_or_else(|err| panic!("the server's move {message} is legal: {err}"));
-                if seats.contains(&seat) {
-                    sent = false;
-                } else {
-                    theirs += 1;
-                }
-            }
-            Some("game_over") => return (theirs, Some(message)),
-            Some("error") => panic!("the person's move was refused: {message}"),
-            _ => {}
-        }
-    }
 }
 
 /// Seats a person at seat 0 of a table whose other seats are given; waits for the start.
@@ -162,7 +119,11 @@ async fn a_gomocup_engine_plays_a_whole_game_against_a_person() {
     )
     .await;
     let mut person = person_at(&app, &id).await;
-    let (engine_moves, over) = play(&mut person, &mut mirror, &[0], usize::MAX).await;
+    let common::PlayedOut {
+        theirs: engine_moves,
+        over,
+        ..
+    } = person.play_randomly(&mut mirror, &[0], 7, usize::MAX).await;
     let over = over.expect("the game ends");
     assert!(engine_moves >= 4, "{over}");
     let text = scrape(&app).await;
@@ -184,7 +145,7 @@ async fn an_illegal_answer_is_played_by_our_hard_bot_and_counted() {
     )
     .await;
     let mut person = person_at(&app, &id).await;
-    let (engine_moves, _) = play(&mut person, &mut mirror, &[0], 3).await;
+    let engine_moves = person.play_randomly(&mut mirror, &[0], 7, 3).await.theirs;
     assert_eq!(engine_moves, 3);
     let text = scrape(&app).await;
     // The engine always names the centre, taken by the first stone: all three were ours.
@@ -202,7 +163,7 @@ async fn an_engine_that_dies_is_started_again() {
     )
     .await;
     let mut person = person_at(&app, &id).await;
-    let (engine_moves, _) = play(&mut person, &mut mirror, &[0], 4).await;
+    let engine_moves = person.play_randomly(&mut mirror, &[0], 7, 4).await.theirs;
     assert_eq!(engine_moves, 4);
     let text = scrape(&app).await;
     // Each process answers once and exits at its second position: moves 2 and 4 fell back.
@@ -225,7 +186,7 @@ async fn a_hung_engine_is_killed_after_its_deadline_and_margin() {
     .await;
     let mut person = person_at(&app, &id).await;
     let asked = std::time::Instant::now();
-    let (engine_moves, _) = play(&mut person, &mut mirror, &[0], 2).await;
+    let engine_moves = person.play_randomly(&mut mirror, &[0], 7, 2).await.theirs;
     assert_eq!(engine_moves, 2);
     // Each move waited for the engine's time and the margin (200 ms) before the fallback.
     assert!(
@@ -261,7 +222,7 @@ async fn the_engine_runs_under_the_configured_resource_limits() {
     )
     .await;
     let mut person = person_at(&app, &id).await;
-    let (engine_moves, _) = play(&mut person, &mut mirror, &[0], 1).await;
+    let engine_moves = person.play_randomly(&mut mirror, &[0], 7, 1).await.theirs;
     assert_eq!(engine_moves, 1);
     let text = std::fs::read_to_string(&limits).expect("the engine wrote its limits");
     // `/proc/self/limits`: the name, the soft limit, the hard limit and the unit.
@@ -393,7 +354,7 @@ async fn fairy_plays_a_game(settings: Value, name: &str) {
     let (id, mut mirror) = table_with(&app, "bughouse", settings).await;
     let mut person = person_at(&app, &id).await;
     // Every move of the three bots' boards is checked against the mirror as it comes.
-    let (_, over) = play(&mut person, &mut mirror, &[0], usize::MAX).await;
+    let over = person.play_randomly(&mut mirror, &[0], 7, usize::MAX).await.over;
     let over = over.expect("the game ends");
     let text = scrape(&app).await;
     assert_eq!(

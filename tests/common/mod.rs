@@ -480,9 +480,71 @@ impl Client {
         }
     }
 
+    /// Plays `seats` for a person (random legal moves, chosen on `mirror` with `seed`)
+    /// against the bots in every other seat, until the game is over or the others have
+    /// moved `their_moves` times.
+    pub async fn play_randomly(
+        &mut self,
+        mirror: &mut spelbord::games::AnyGame,
+        seats: &[u8],
+        seed: u64,
+        their_moves: usize,
+    ) -> PlayedOut {
+        use rand::SeedableRng;
+        use rand::seq::IndexedRandom;
+        let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+        let mut played = PlayedOut::default();
+        // Whether the person's move was sent and has not yet come back.
+        let mut sent = false;
+        loop {
+            if played.theirs >= their_moves {
+                return played;
+            }
+            if !sent
+                && let Some(seat) = mirror.active_seats().iter().find(|seat| seats.contains(seat))
+                && let Some(payload) = mirror.legal_moves_json(seat).choose(&mut rng)
+            {
+                self.send(json!({"type": "move", "seat": seat, "move": payload})).await;
+                sent = true;
+            }
+            let message = self.recv().await;
+            match message["type"].as_str() {
+                Some("moved") => {
+                    let seat = u8::try_from(message["seat"].as_u64().expect("a seat")).expect("small");
+                    mirror
+                        .play_json(seat, &message["move"])
+                        .unwrap_or_else(|err| panic!("the server's move {message} is legal: {err}"));
+                    played.moves += 1;
+                    if seats.contains(&seat) {
+                        sent = false;
+                    } else {
+                        played.theirs += 1;
+                    }
+                }
+                Some("game_over") => {
+                    played.over = Some(message);
+                    return played;
+                }
+                Some("error") => panic!("the person's move was refused: {message}"),
+                _ => {}
+            }
+        }
+    }
+
     pub async fn close(mut self) {
         let _ = self.ws.close(None).await;
     }
+}
+
+/// What [`Client::play_randomly`] came to.
+#[derive(Debug, Default)]
+pub struct PlayedOut {
+    /// The `game_over` event, if the game ended.
+    pub over: Option<Value>,
+    /// Every move of the game seen.
+    pub moves: usize,
+    /// The moves of the other seats (the bots') seen.
+    pub theirs: usize,
 }
 
 /// For a game stored straight through the store: game 1 of a new, unrated single-game

@@ -474,14 +474,7 @@ impl TableActor {
             if let Some(rotation) = self.rotation.as_deref_mut() {
                 rotation.call_waited = true;
             }
-            self.interlude.next_game_at = Some(Instant::now() + CALL_GRACE);
-            let game_number = self.current.as_ref().map_or(1, |current| current.number + 1);
-            let ms = u64::try_from(CALL_GRACE.as_millis()).unwrap_or(u64::MAX);
-            self.event(|version| ServerMsg::NextGameIn {
-                version,
-                game_number,
-                ms,
-            });
+            self.pause_for(CALL_GRACE);
             return;
         }
         self.start_rotated_game().await;
@@ -510,14 +503,7 @@ impl TableActor {
             // games rests.
             tracing::info!(table = %self.id, reason = %refusal.message, "a rotating table's next game waits");
             if refusal.code == ErrorCode::TooManyGames {
-                self.interlude.next_game_at = Some(Instant::now() + PACE_WAIT);
-                let game_number = self.current.as_ref().map_or(1, |current| current.number + 1);
-                let ms = u64::try_from(PACE_WAIT.as_millis()).unwrap_or(u64::MAX);
-                self.event(|version| ServerMsg::NextGameIn {
-                    version,
-                    game_number,
-                    ms,
-                });
+                self.pause_for(PACE_WAIT);
             }
             return;
         }

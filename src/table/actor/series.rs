@@ -147,7 +147,12 @@ impl TableActor {
     /// Starts the pause before the series' (or a rotating table's) next game, and
     /// announces it.
     pub(super) fn start_pause(&mut self) {
-        let pause = self.settings.series_pause;
+        self.pause_for(self.settings.series_pause);
+    }
+
+    /// The next game starts in `pause` (a series' pause, or a rotating table's wait for
+    /// an away player or for the table's pace), announced.
+    pub(super) fn pause_for(&mut self, pause: std::time::Duration) {
         self.interlude.next_game_at = Some(Instant::now() + pause);
         let game_number = self.current.as_ref().map_or(1, |current| current.number + 1);
         let ms = u64::try_from(pause.as_millis()).unwrap_or(u64::MAX);

@@ -619,6 +619,20 @@ impl TableActor {
         self.send_to(conn, &welcome);
     }
 
+    /// Sends `welcome` again to every identified connection (their seats, or places in a
+    /// queue, may have changed).
+    fn welcome_everyone(&mut self) {
+        let identified: Vec<ConnId> = self
+            .conns
+            .iter()
+            .filter(|(_, conn)| conn.token.is_some())
+            .map(|(id, _)| *id)
+            .collect();
+        for conn in identified {
+            self.send_welcome(conn);
+        }
+    }
+
     /// The connection's player, issuing a new token first if it has none yet.
     fn player(&mut self, conn: ConnId) -> PlayerKey {
         if let Some(key) = self.conns.get(&conn).and_then(|c| c.key) {

@@ -421,15 +421,7 @@ impl TableActor {
             standings,
         });
         // Everyone's seats or places may have changed.
-        let identified: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(_, conn)| conn.token.is_some())
-            .map(|(id, _)| *id)
-            .collect();
-        for conn in identified {
-            self.send_welcome(conn);
-        }
+        self.welcome_everyone();
         self.sync_presence();
         Ok(())
     }

@@ -447,15 +447,7 @@ impl TableActor {
             series,
         });
         // Seats may have been drawn by lot: tell each player's connections their seats.
-        let players: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(_, conn)| conn.token.is_some())
-            .map(|(id, _)| *id)
-            .collect();
-        for conn in players {
-            self.send_welcome(conn);
-        }
+        self.welcome_everyone();
         self.bot_seats.reset();
         self.wake_bots();
     }

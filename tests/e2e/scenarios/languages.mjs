@@ -74,7 +74,7 @@ async function everyPageEveryLanguage(s, viewportName, viewport) {
 async function choosing(s) {
   // The browser's languages (Accept-Language, navigator.languages).
   const swede = await s.player("swede", { locale: "sv-SE" });
-  await swede.goto(`${BASE}/`);
+  await swede.goto(`${BASE}/`, { waitUntil: "networkidle" }); // its scripts loaded before the switcher leaves the page
   check(await swede.evaluate(() => document.documentElement.lang) === "sv", "a sv-SE browser gets the Swedish home page");
   const norwegian = await s.player("norwegian", { locale: "nb-NO" });
   await norwegian.goto(`${BASE}/stats`, { waitUntil: "networkidle" }); // its requests done before we move on

@@ -10,15 +10,21 @@
 //! ```
 //!
 //! The five words are `a`, `b` (each `random`, `easy`, `medium`, `hard`, `baseline`, or
-//! Hard without one of its new parts: `no-vct`, `no-moves`, `no-doubles`, or the baseline with VCT only, `vct-only`), the number of
-//! games, milliseconds per move and the seed. With `GOMOKU_MOVES` set, every game's
-//! moves are printed too.
+//! Hard without one of its new parts: `no-vct`, `no-moves`, `no-doubles`, or the baseline
+//! with VCT only, `vct-only`, or Hard with other limits: `hard+` and words joined by `+`,
+//! see [`tuned`]), the number of games, milliseconds per move and the seed. With
+//! `GOMOKU_MOVES` set, every game's moves are printed too; each side's mean search depth
+//! and positions are printed at the end.
+//!
+//! `gomoku_diagnose` replays one game (`GOMOKU_POSITION`) and tells, position by
+//! position, who has a VCF or a VCT with large budgets, and (with `GOMOKU_SAVES`) which
+//! moves of a threatened side leave the opponent none: where a lost game was lost.
 
 use std::sync::mpsc;
 
 use serde_json::Value;
 
-use super::{decide_as, search, think};
+use super::{decide_as, search, think, vcf, vct};
 use crate::arena::{self, Decide, MatchSpec};
 use crate::{Budgets, Context, Decision, Strength, decide};
 use spelbord_games::settings::SettingsReader;
@@ -42,20 +48,30 @@ struct Worker {
     jobs: mpsc::Sender<(AnyGame, Seat, Strength, Context)>,
     /// The answers, in order.
     answers: mpsc::Receiver<Decision<Value>>,
+    /// Asks the thread for its search statistics (sent when the jobs end).
+    stats: mpsc::Receiver<(u64, f64, f64)>,
 }
 
 impl Worker {
     fn new(hard: think::Level) -> Worker {
         let (jobs, inbox) = mpsc::channel::<(AnyGame, Seat, Strength, Context)>();
         let (outbox, answers) = mpsc::channel();
+        let (stats_out, stats) = mpsc::channel();
         std::thread::spawn(move || {
             for (game, seat, strength, ctx) in inbox {
                 if outbox.send(decide_with(&hard, &game, seat, strength, &ctx)).is_err() {
                     break;
                 }
             }
+            let _ = stats_out.send(think::stats::summary());
         });
-        Worker { jobs, answers }
+        Worker { jobs, answers, stats }
+    }
+
+    /// Ends the thread; its searches: how many, mean depth, mean positions.
+    fn finish(self) -> (u64, f64, f64) {
+        drop(self.jobs);
+        self.stats.recv().unwrap_or_default()
     }
 
     fn decide(&self, game: &AnyGame, seat: Seat, strength: Strength, ctx: &Context) -> Decision<Value> {
@@ -91,12 +107,44 @@ fn side(word: &str) -> (Strength, think::Level) {
             },
             ..hard
         },
+        other if other.starts_with("hard+") => tuned(hard, &other["hard+".len()..]),
         other => {
             let strength = Strength::from_id(other).unwrap_or_else(|| panic!("no strength {other}"));
             return (strength, hard);
         }
     };
     (Strength::Hard, level)
+}
+
+/// Hard with tuning words after `hard+`, joined by `+`: `novct`, `nolv` (no leaf VCF),
+/// `wN` (width N), `lvN` (leaf VCF of N positions), `vctN` (root VCT of N positions).
+fn tuned(mut level: think::Level, words: &str) -> think::Level {
+    for word in words.split('+') {
+        let number = |prefix: &str| -> u64 {
+            word[prefix.len()..]
+                .parse()
+                .unwrap_or_else(|_| panic!("a number in {word}"))
+        };
+        match word {
+            "novct" => level.vct = None,
+            "nolv" => level.search.leaf_vcf = None,
+            w if w.starts_with("lv") => {
+                level.search.leaf_vcf = Some(vcf::Limits {
+                    fours: 8,
+                    nodes: number("lv"),
+                })
+            }
+            w if w.starts_with("vct") => {
+                level.vct = Some(vct::Limits {
+                    depth: 8,
+                    nodes: number("vct"),
+                })
+            }
+            w if w.starts_with('w') => level.search.width = number("w") as usize,
+            other => panic!("no tuning word {other}"),
+        }
+    }
+    level
 }
 
 #[test]
@@ -174,6 +222,10 @@ fn gomoku_match() {
         ms(mean_b),
         ms(p99_b)
     );
+    for (name, worker) in [("a", worker_a), ("b", worker_b)] {
+        let (n, depth, nodes) = worker.finish();
+        println!("{name}: {n} searches, mean depth {depth:.2}, mean positions {nodes:.0}");
+    }
     assert_eq!(report.illegal, 0, "illegal answers");
     assert_eq!(report.games.len(), spec.games as usize);
 }
@@ -255,5 +307,64 @@ fn gomoku_position() {
             })
             .collect();
         println!("{name}: {}", moves.join(" "));
+    }
+}
+
+/// For every position of a game (`GOMOKU_POSITION`: the moves from the start), whether
+/// the side to move has a VCF or a VCT, and whether the other side would have one were it
+/// their move, with large budgets: where a lost game was lost.
+#[test]
+#[ignore = "a diagnosis: prints the threat sequences of a game's positions"]
+fn gomoku_diagnose() {
+    use super::board::Board;
+    use spelbord_games::gomoku::Variant;
+    use std::time::{Duration, Instant};
+    let text = std::env::var("GOMOKU_POSITION").unwrap_or_default();
+    let mut board = Board::new(15, Variant::Free);
+    let limits = vct::Limits {
+        depth: 12,
+        nodes: 400_000,
+    };
+    let vcf_limits = vcf::Limits {
+        fours: 30,
+        nodes: 300_000,
+    };
+    for (ply, word) in text.split_whitespace().enumerate() {
+        let far = Instant::now() + Duration::from_secs(60);
+        let side = if board.to_move() == 0 { "X" } else { "O" };
+        let mut cache = vcf::Cache::new();
+        let own_vcf = vcf::find(&mut board, &mut cache, vcf_limits, far).map(|w| board.square(w.first).to_string());
+        let own_vct =
+            vct::find(&mut board, &mut vct::Table::new(), limits, far).map(|w| board.square(w.first).to_string());
+        let their = vcf::threatened(&mut board, &mut cache, vcf_limits, far)
+            || vct::threatened(&mut board, &mut vct::Table::new(), limits, far);
+        let mut saves = Vec::new();
+        if their && own_vcf.is_none() && own_vct.is_none() && std::env::var_os("GOMOKU_SAVES").is_some() {
+            let mut defence = think::Defence {
+                cache: &mut cache,
+                table: &mut vct::Table::new(),
+                vcf: vcf_limits,
+                vct: vct::Limits {
+                    nodes: 4 * 100_000,
+                    ..limits
+                },
+                deadline: far,
+            };
+            for (cell, _) in search::candidates(&board) {
+                if !defence.leaves_win(&mut board, cell) {
+                    saves.push(board.square(cell).to_string());
+                }
+            }
+        }
+        println!(
+            "{:>3} {side} to move, plays {word}: own VCF {own_vcf:?}, own VCT {own_vct:?}, opponent threatens {their} {}",
+            ply + 1,
+            if their {
+                format!("saves {saves:?}")
+            } else {
+                String::new()
+            }
+        );
+        board.play(board.cell(word.parse().expect("a square")));
     }
 }

@@ -187,8 +187,37 @@ fn choose_with(board: &mut Board, level: &Level, ctx: &Context, vct_table: &mut 
         tt::with_table(|table| Search::new(board, table, &mut cache, level.search, deadline).run(&roots, soft_stop));
     if let Some(f) = found {
         tracing::debug!(depth = f.depth, score = f.score, nodes = f.nodes, "gomoku search");
+        #[cfg(test)]
+        stats::record(f.depth, f.nodes);
     }
     found.map(|f| f.best).or_else(|| tactics::quick(board))
+}
+
+/// What the searches of a thread reached (tests only: the arena's measurements print it
+/// per side, `measure.rs`).
+#[cfg(test)]
+pub mod stats {
+    use std::cell::Cell;
+
+    thread_local! {
+        /// Searches, the sum of their depths, the sum of their positions.
+        static SEARCHES: Cell<(u64, u64, u64)> = const { Cell::new((0, 0, 0)) };
+    }
+
+    /// Counts one search of this thread.
+    pub fn record(depth: i32, nodes: u64) {
+        SEARCHES.with(|s| {
+            let (n, d, v) = s.get();
+            s.set((n + 1, d + u64::try_from(depth).unwrap_or(0), v + nodes));
+        });
+    }
+
+    /// This thread's searches so far: how many, their mean depth, their mean positions.
+    pub fn summary() -> (u64, f64, f64) {
+        let (n, d, v) = SEARCHES.with(Cell::get);
+        let m = n.max(1) as f64;
+        (n, d as f64 / m, v as f64 / m)
+    }
 }
 
 /// The defence at the root against the opponent's VCF and VCT.

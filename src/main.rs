@@ -66,6 +66,9 @@ enum Command {
         clock_seconds: Option<u64>,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Print every game's moves after its result (to replay or diagnose a game).
+        #[arg(long)]
+        moves: bool,
     },
 }
 
@@ -118,6 +121,7 @@ fn main() -> ExitCode {
             ms_per_move,
             clock_seconds,
             seed,
+            moves,
         } => {
             let kind = match game {
                 ArenaGame::Gomoku => GameKind::Gomoku,
@@ -171,13 +175,13 @@ fn main() -> ExitCode {
                 seed,
                 resign,
             };
-            run_arena(kind, &spec);
+            run_arena(kind, &spec, moves);
             ExitCode::SUCCESS
         }
     }
 }
 
-fn run_arena(kind: GameKind, spec: &MatchSpec) {
+fn run_arena(kind: GameKind, spec: &MatchSpec, print_moves: bool) {
     let roles = spec.settings.seat_roles();
     let report = arena::play_match(spec, |number, record| {
         let sides: Vec<&str> = record
@@ -197,6 +201,10 @@ fn run_arena(kind: GameKind, spec: &MatchSpec) {
             record.outcome.reason.as_str(),
             record.plies
         );
+        if print_moves {
+            let moves: Vec<String> = record.moves.iter().map(|(_, mv)| move_text(mv)).collect();
+            println!("  moves: {}", moves.join(" "));
+        }
     });
     let (mean_a, p99_a) = arena::mean_and_p99(&report.think_a);
     let (mean_b, p99_b) = arena::mean_and_p99(&report.think_b);
@@ -237,6 +245,18 @@ fn run_arena(kind: GameKind, spec: &MatchSpec) {
                 spec.engines.fallbacks(name)
             );
         }
+    }
+}
+
+/// A move as the arena prints it: the one text of a move with one text field (a Gomoku
+/// move's square), its JSON otherwise.
+fn move_text(mv: &serde_json::Value) -> String {
+    match mv.as_object() {
+        Some(fields) if fields.len() == 1 => match fields.values().next() {
+            Some(serde_json::Value::String(text)) => text.clone(),
+            _ => mv.to_string(),
+        },
+        _ => mv.to_string(),
     }
 }
 

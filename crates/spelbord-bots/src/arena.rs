@@ -59,6 +59,8 @@ pub struct GameRecord {
     pub a_seats: Vec<Seat>,
     pub outcome: Outcome,
     pub plies: u32,
+    /// Every move played, in order: the seat and the move as the rules read it.
+    pub moves: Vec<(Seat, Value)>,
 }
 
 impl GameRecord {
@@ -208,6 +210,7 @@ pub fn play_match_with(
             a_seats,
             outcome: played.outcome,
             plies: played.plies,
+            moves: played.moves,
         };
         progress(number + 1, &record);
         report.games.push(record);
@@ -223,6 +226,8 @@ struct Played {
     replies: Vec<(Seat, Duration)>,
     /// Answers the rules refused although the position had not changed.
     illegal: usize,
+    /// Every move played, in order.
+    moves: Vec<(Seat, Value)>,
 }
 
 /// A seat's answer, and the simulated instant it lands.
@@ -290,6 +295,7 @@ fn play_game(spec: &MatchSpec, strengths: &[BotChoice], players: &[Option<Decide
     let mut thinks = Vec::new();
     let mut replies = Vec::new();
     let mut illegal = 0;
+    let mut moves = Vec::new();
     let mut rng = SmallRng::seed_from_u64(seed);
     loop {
         if let Some(outcome) = game.outcome() {
@@ -299,6 +305,7 @@ fn play_game(spec: &MatchSpec, strengths: &[BotChoice], players: &[Option<Decide
                 thinks,
                 replies,
                 illegal,
+                moves,
             };
         }
         if plies >= MAX_PLIES {
@@ -308,6 +315,7 @@ fn play_game(spec: &MatchSpec, strengths: &[BotChoice], players: &[Option<Decide
                 thinks,
                 replies,
                 illegal,
+                moves,
             };
         }
         let active = game.active_seats();
@@ -389,6 +397,7 @@ fn play_game(spec: &MatchSpec, strengths: &[BotChoice], players: &[Option<Decide
                     thinks,
                     replies,
                     illegal,
+                    moves,
                 };
             }
         };
@@ -416,20 +425,21 @@ fn play_game(spec: &MatchSpec, strengths: &[BotChoice], players: &[Option<Decide
         match pending.decision {
             Decision::Play(payload) => {
                 let played = match game.play_json(seat, &payload) {
-                    Ok(_) => true,
+                    Ok(_) => Some(payload),
                     // Nothing moved since the bot decided: the bot's bug. As a table does,
                     // a random legal move instead, so the game goes on.
                     Err(err) if pending.plies == plies => {
                         tracing::error!(%err, %payload, "a bot chose a move the rules refuse");
                         illegal += 1;
                         let fallback = game.legal_moves_json(seat).choose(&mut rng).cloned();
-                        fallback.is_some_and(|mv| game.play_json(seat, &mv).is_ok())
+                        fallback.filter(|mv| game.play_json(seat, mv).is_ok())
                     }
                     // The position changed under the answer: think again from now.
-                    Err(_) => false,
+                    Err(_) => None,
                 };
                 let sim = &mut sims[usize::from(seat)];
-                if played {
+                if let Some(played) = played {
+                    moves.push((seat, played));
                     plies += 1;
                     sim.moves += 1;
                     if let Some(began) = sim.turn_began {
@@ -515,6 +525,19 @@ mod tests {
             for record in &report.games {
                 assert!(record.plies > 0, "{kind:?}: {record:?}");
                 assert_ne!(record.outcome.reason, EndReason::Aborted, "{kind:?}");
+                // The recorded moves replay, by their seats, to the same end.
+                assert_eq!(record.moves.len(), record.plies as usize, "{kind:?}");
+                let mut game = spec(*kind, 2).settings.new_game();
+                for (seat, mv) in &record.moves {
+                    assert!(game.play_json(*seat, mv).is_ok(), "{kind:?}: {mv}");
+                }
+                if !matches!(record.outcome.reason, EndReason::MoveLimit | EndReason::Time) {
+                    assert_eq!(
+                        game.outcome().map(|o| o.result.clone()),
+                        Some(record.outcome.result.clone()),
+                        "{kind:?}"
+                    );
+                }
             }
             assert!(!report.think_a.is_empty() && !report.think_b.is_empty());
             assert_eq!(report.illegal, 0, "{kind:?}");

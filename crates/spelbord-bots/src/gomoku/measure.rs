@@ -172,26 +172,9 @@ fn gomoku_match() {
         seed: seed.parse().expect("a seed"),
     };
     let (worker_a, worker_b) = (Worker::new(a_hard), Worker::new(b_hard));
-    // The moves of the game so far, as the last side to decide saw them and answered.
-    let record = std::cell::RefCell::new(String::new());
-    let log = |game: &AnyGame, decision: &Decision<Value>| {
-        if let (AnyGame::Gomoku(game), Decision::Play(mv)) = (game, decision) {
-            let moves: Vec<String> = game.moves().iter().map(ToString::to_string).collect();
-            *record.borrow_mut() = format!("{} {}", moves.join(" "), mv["at"].as_str().unwrap_or("?"));
-        }
-    };
-    let decide_a = |game: &AnyGame, seat, strength, ctx: &Context| {
-        let decision = worker_a.decide(game, seat, strength, ctx);
-        log(game, &decision);
-        decision
-    };
-    let decide_b = |game: &AnyGame, seat, strength, ctx: &Context| {
-        let decision = worker_b.decide(game, seat, strength, ctx);
-        log(game, &decision);
-        decision
-    };
+    let decide_a = |game: &AnyGame, seat, strength, ctx: &Context| worker_a.decide(game, seat, strength, ctx);
+    let decide_b = |game: &AnyGame, seat, strength, ctx: &Context| worker_b.decide(game, seat, strength, ctx);
     let deciders: [Option<Decide<'_>>; 2] = [Some(&decide_a), Some(&decide_b)];
-    let record_moves = &record;
     let report = arena::play_match_with(&spec, deciders, |number, record| {
         let result = match record.a_score() {
             1.0 => "a wins",
@@ -205,7 +188,12 @@ fn gomoku_match() {
             record.plies
         );
         if std::env::var_os("GOMOKU_MOVES").is_some() {
-            println!("  moves: {}", record_moves.borrow());
+            let moves: Vec<&str> = record
+                .moves
+                .iter()
+                .map(|(_, mv)| mv["at"].as_str().unwrap_or("?"))
+                .collect();
+            println!("  moves: {}", moves.join(" "));
         }
     });
     let ms = |d: std::time::Duration| d.as_secs_f64() * 1000.0;

@@ -338,6 +338,54 @@ async fn a_listed_table_is_open_until_full_then_a_game_to_watch() {
 }
 
 #[tokio::test]
+async fn a_full_rotating_table_stays_open_for_its_queue_until_the_queue_is_full() {
+    let app = spawn_app().await;
+    let (mut watcher, _) = person(&app, None).await;
+    let created = app
+        .create_table(
+            json!({"game": "bughouse", "settings": {"listed": true, "seating": "chosen", "rotation": "rotate"}}),
+        )
+        .await;
+    let id = created["id"].as_str().expect("an id").to_owned();
+    let mut people = Vec::new();
+    for (seat, name) in (0u8..).zip(["Ann", "Bo", "Cy", "Di"]) {
+        let mut client = app.client(&id).await;
+        client.hello().await;
+        client.sit(seat, name).await;
+        people.push(client);
+    }
+    // Every seat taken and a game in play: open still, for the queue, and a game to watch.
+    let tables = watcher
+        .until_list("tables", |tables| tables.first().is_some_and(|t| t["free"] == 0))
+        .await;
+    assert_eq!(tables[0]["id"], id.as_str());
+    assert_eq!(tables[0]["queue"], 0, "{tables:?}");
+    watcher.until_list("games", |games| !games.is_empty()).await;
+    // Every person queueing is counted; the sixteenth fills the queue and closes it.
+    for n in 1..=16 {
+        let mut client = app.client(&id).await;
+        client.hello().await;
+        client
+            .send(json!({"type": "join_queue", "name": format!("Q{n}")}))
+            .await;
+        client.until("welcome").await;
+        people.push(client);
+        if n == 1 {
+            let tables = watcher
+                .until_list("tables", |tables| tables.first().is_some_and(|t| t["queue"] == 1))
+                .await;
+            assert_eq!(tables[0]["free"], 0);
+        }
+    }
+    watcher.until_list("tables", <[Value]>::is_empty).await;
+    // A table that does not rotate says nothing of a queue.
+    app.create_table(json!({"game": "gomoku", "settings": {"listed": true}}))
+        .await;
+    let tables = watcher.until_list("tables", |tables| !tables.is_empty()).await;
+    assert!(tables[0].get("queue").is_none(), "{tables:?}");
+}
+
+#[tokio::test]
 async fn four_bughouse_seekers_make_one_table() {
     let app = spawn_app().await;
     let mut people = Vec::new();

@@ -3,7 +3,8 @@
 // first `lobby` frame's `pools`), casual or rated for the whole section; while a seek waits, the
 // seconds waited, **Cancel**, and after 20 s **Play the computer instead**. **Open challenges**:
 // everyone's waiting seeks, each joinable with one click (`accept`), ours with **Cancel**, and a
-// form to post one with a rating range. **Open tables** (listed tables with a free seat) and
+// form to post one with a rating range. **Open tables** (listed tables with a free seat, or
+// full but taking turns with room in their queue) and
 // **Watch** (games in play), each a link to the table. On `paired` the page goes to the table,
 // where the seat is already ours (the same token, `spelbord.token`, as the table page's).
 //
@@ -432,7 +433,9 @@ function renderTables() {
     const seated = (entry.seats || []).filter((s) => s.name || s.bot).map((s) => (s.bot ? t("lobby.table.computer") : s.name));
     if (seated.length) li.append(el("span", "who", seated.join(", ")));
     const free = entry.free ?? (entry.seats || []).filter((s) => !s.name && !s.bot).length;
-    li.append(el("span", "free", t("lobby.table.free", { count: free })));
+    // A full table that takes turns is listed while its queue has room: join the queue there.
+    if (free === 0 && entry.queue != null) li.append(el("span", "free", t("lobby.table.queue", { count: entry.queue })));
+    else li.append(el("span", "free", t("lobby.table.free", { count: free })));
     return li;
   });
   $("open-tables").replaceChildren(...rows);

@@ -12,6 +12,7 @@ use super::TableActor;
 use super::seating::StartPlan;
 use crate::protocol::{ServerMsg, TableStatus};
 use crate::table::listing::{ListedSeat, TableListing};
+use crate::table::rotation::QUEUE_MAX;
 use crate::table::seats::Holder;
 use crate::table::settings::Seating;
 
@@ -106,6 +107,8 @@ impl TableActor {
                 | ServerMsg::GameStarted { .. }
                 | ServerMsg::GameOver { .. }
                 | ServerMsg::Spectators { .. }
+                | ServerMsg::Queue { .. }
+                | ServerMsg::Rotated { .. }
         )
     }
 
@@ -132,7 +135,11 @@ impl TableActor {
         let rating = (!ratings.is_empty())
             .then(|| ratings.iter().sum::<i32>() / i32::try_from(ratings.len()).unwrap_or(i32::MAX));
         let spectators = i32::try_from(self.spectator_count()).unwrap_or(i32::MAX);
-        let entry = json!({
+        // A rotating table with every seat taken is still open to the people who would
+        // queue for the next games, while its queue has room (in play or not).
+        let queue = self.queue_length();
+        let queue_open = queue.is_some_and(|waiting| free == 0 && waiting < QUEUE_MAX);
+        let mut entry = json!({
             "id": self.id,
             "game": self.settings.kind().id(),
             "time_control": self.settings.time_control.label(),
@@ -143,8 +150,11 @@ impl TableActor {
             "rating": rating,
             "spectators": spectators,
         });
+        if let (Some(waiting), Some(fields)) = (queue, entry.as_object_mut()) {
+            fields.insert("queue".to_owned(), json!(waiting));
+        }
         TableListing {
-            open: free > 0 && !playing,
+            open: (free > 0 && !playing) || queue_open,
             playing,
             rating,
             spectators,

@@ -145,6 +145,11 @@ impl TableActor {
         rotation.queue.iter().find(|w| w.key == *key).map(|w| w.name.clone())
     }
 
+    /// How many people wait, at a rotating table (`None` at any other).
+    pub(super) fn queue_length(&self) -> Option<usize> {
+        self.rotation.as_deref().map(|rotation| rotation.queue.len())
+    }
+
     /// The names of the people waiting (names are told apart from the seated ones).
     pub(super) fn queued_names(&self) -> Vec<String> {
         self.rotation.as_deref().map_or_else(Vec::new, |rotation| {

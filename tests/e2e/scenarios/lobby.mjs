@@ -1,7 +1,7 @@
 // The lobby on the home page (web/js/lobby.js, docs/protocol.md section 7): two people click
 // the same quick-pairing button and meet at one table, seated, the game started; a third watches
 // that game from the Watch list; a table made on the full form with "Show in the lobby" is an
-// open table until it is full; a seek is cancelled; an open challenge with a rating range is
+// open table until it is full (one that takes turns stays open for its queue); a seek is cancelled; an open challenge with a rating range is
 // accepted with one click.
 // A scenario module of tests/e2e (see ../README.md): `s` is the scenario's Session, `h` the
 // harness's exports.
@@ -128,6 +128,33 @@ async function listedTable(s, h) {
 }
 
 /**
+ * (c2) A listed table that takes turns stays under Open tables once every seat is held, saying
+ * how many wait for a turn: Rae plays with three computer players; Ivy, from the lobby, sees
+ * "full: 0 waiting", follows the link and joins the queue; the lobby then says 1 waiting.
+ */
+async function rotatingTable(s, h) {
+  const id = await h.createTable("bughouse", {
+    listed: true, seating: "chosen", rotation: "rotate", bots: { 1: "easy", 2: "easy", 3: "easy" },
+  });
+  const rae = await s.player("rae", DESKTOP);
+  await h.open(rae, `/t/${id}`);
+  await h.sit(rae, "Rae", "A-white");
+  const ivy = await lobbyPage(s, h, "ivy", "Ivy");
+  const entry = `#open-tables li[data-id="${id}"]`;
+  await listed(h, ivy, `${entry} a[href="/t/${id}"]`);
+  await h.until(ivy, (entry) => /full: 0 waiting for a turn/.test(document.querySelector(entry).textContent), entry);
+  const viewer = await lobbyPage(s, h, "viewer-2", "Vic");
+  await listed(h, viewer, entry);
+  await Promise.all([ivy.waitForURL(new RegExp(`/t/${id}$`)), ivy.click(`${entry} a`)]);
+  await h.until(ivy, () => document.getElementById("conn").hidden && !document.getElementById("queue-form").hidden);
+  await ivy.fill("#queue-name", "Ivy");
+  await ivy.click("#queue-join");
+  await h.until(ivy, () => !document.getElementById("queue-leave").hidden);
+  await h.until(viewer, (entry) => { const li = document.querySelector(entry); return li && /full: 1 waiting for a turn/.test(li.textContent); }, entry);
+  await s.shot(viewer, "rotating-table-open");
+}
+
+/**
  * (d) Dan seeks (Krux, 10 min) and cancels: the waiting line goes, his button is no longer
  * pressed, and Eve's open challenges no longer list the seek.
  */
@@ -206,7 +233,7 @@ async function computerInstead(s, h) {
 /** The parts in order, each named in a failure (one scenario, so `run.mjs <server> lobby` runs them all). */
 async function lobby(s, h) {
   for (const [part, run] of [["quick pairing and watching", quickPairing], ["listed table", listedTable],
-    ["cancel", cancelSeek], ["challenge with a range", challenge], ["the computer instead", computerInstead]]) {
+    ["listed table taking turns", rotatingTable], ["cancel", cancelSeek], ["challenge with a range", challenge], ["the computer instead", computerInstead]]) {
     try {
       await run(s, h);
     } catch (error) {
@@ -217,5 +244,5 @@ async function lobby(s, h) {
 }
 
 export default {
-  lobby: ["the lobby: (a) two people click one quick-pairing button and meet at one table, seated; (b) a third watches it from Watch; (c) a table made with Show in the lobby is an open table until full; (d) a seek cancelled by keyboard; an open challenge with a range accepted; the computer offered after 20 s", lobby],
+  lobby: ["the lobby: (a) two people click one quick-pairing button and meet at one table, seated; (b) a third watches it from Watch; (c) a table made with Show in the lobby is an open table until full, one taking turns while its queue has room; (d) a seek cancelled by keyboard; an open challenge with a range accepted; the computer offered after 20 s", lobby],
 };

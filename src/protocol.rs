@@ -629,6 +629,10 @@ pub struct RotationView {
     pub queue: Vec<WaitingView>,
     /// Every person who played here, best first.
     pub standings: Vec<PersonStandingView>,
+    /// Between games: the seats as the last game ended (its result names these seats,
+    /// and people may have stepped out and come in since). Absent during a game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_seats: Option<Vec<SeatView>>,
 }
 
 /// A person waiting for a seat (never their token or key).

@@ -357,3 +357,46 @@ async fn queue_requests_out_of_place_are_refused_and_change_nothing() {
         .await;
     assert_eq!(refused["error"]["field"], "settings.rotation", "{refused}");
 }
+
+#[tokio::test]
+async fn between_games_a_snapshot_keeps_the_seats_that_played_the_last_game() {
+    let app = spawn_app().await;
+    let table = rotating_table(
+        &app,
+        "winners_stay",
+        json!({"bots": {"3": "easy"}, "series_pause_seconds": 120}),
+    )
+    .await;
+    let mut watcher = app.client(&table).await;
+    let mut people = Vec::new();
+    for (seat, name) in (0u8..).zip(["Ada", "Bo", "Cy"]) {
+        let mut client = app.client(&table).await;
+        client.hello().await;
+        client.sit(seat, name).await;
+        people.push(client);
+    }
+    watcher.until("game_started").await;
+    assert!(
+        app.snapshot(&table).await["rotation"].get("result_seats").is_none(),
+        "not during a game"
+    );
+    let mut eve = queue_up(&app, &table, "Eve", 1).await;
+    people[1].send(json!({"type": "resign", "seat": 1})).await;
+    let rotated = watcher.until("rotated").await;
+    assert_eq!(seated(&rotated["seats"]), ["Ada", "Bo", "Cy", "Eve"], "{rotated}");
+    // A page loaded now: today's seats, and the seats of the game whose result it shows.
+    let snapshot = app.snapshot(&table).await;
+    assert_eq!(seated(&snapshot["seats"]), ["Ada", "Bo", "Cy", "Eve"], "{snapshot}");
+    assert_eq!(
+        seated(&snapshot["rotation"]["result_seats"]),
+        ["Ada", "Bo", "Cy", "Computer (easy)"],
+        "{snapshot}"
+    );
+    assert!(snapshot["result"].is_object(), "{snapshot}");
+    // Everyone ready: the next game starts and the old seats are gone from the snapshot.
+    for client in people.iter_mut().chain(std::iter::once(&mut eve.client)) {
+        client.send(json!({"type": "ready"})).await;
+    }
+    watcher.until("game_started").await;
+    assert!(app.snapshot(&table).await["rotation"].get("result_seats").is_none());
+}

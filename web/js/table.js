@@ -354,6 +354,10 @@ function ratingBadge(rating) {
 function applySnapshot(msg) {
   [table, version, replaying] = [msg.table, msg.version, false];
   resultSaid = "";
+  // A rotating table between games: its last result names seats whose players may have
+  // changed since (the snapshot keeps the seats as that game ended).
+  const played = table.rotation && table.rotation.result_seats;
+  if (played && table.result && table.status !== "playing") resultSaid = resultTextAt(table.result, played);
   table.draw_agreed = table.draw_agreed || [];
   for (const key of ["ready", "rematch_agreed", "new_game_agreed", "undo_agreed"]) table[key] = table[key] || [];
   seriesUi.setPause(table.next_game_in_ms);
@@ -589,6 +593,20 @@ function addChat(msg, team) {
   // Bughouse: team lines go to the team box, where only partners ever read them.
   const teamBox = Boolean(team && table && game().teamChat);
   appendChat(teamBox ? $("team-log") : $("chat-log"), [chatLine(msg, team, teamBox)]);
+}
+
+/**
+ * `result` in words with the seats as that game ended, each named (never "you": the seats we
+ * hold now were maybe someone else's then).
+ */
+function resultTextAt(result, seats) {
+  const [now, ours] = [table.seats, mySeats];
+  [table.seats, mySeats] = [seats, []];
+  try {
+    return resultText(result);
+  } finally {
+    [table.seats, mySeats] = [now, ours];
+  }
 }
 
 /** The finished game's result in words, e.g. "Anna (X) wins — five in a row." */

@@ -16,7 +16,7 @@ use super::seating::StartPlan;
 use super::{Refusal, TIMER_RETRY, TableActor};
 use crate::games::{GameResult, Seat};
 use crate::identity::PlayerKey;
-use crate::protocol::{ErrorCode, PersonStandingView, RotationView, ServerMsg, WaitingView};
+use crate::protocol::{ErrorCode, PersonStandingView, RotationView, SeatView, ServerMsg, WaitingView};
 use crate::store::StoreError;
 use crate::store::queue::RotatedSeat;
 use crate::table::msg::ConnId;
@@ -45,6 +45,10 @@ pub(super) struct RotationState {
     streaks: HashMap<PlayerKey, u32>,
     /// The next game's call already waited for its absent players.
     call_waited: bool,
+    /// The seats as they were when the last game ended, until the next game starts: its
+    /// result names seats, and a page loaded after people stepped out and came in tells
+    /// it with the names of those who played it.
+    result_seats: Option<Vec<SeatView>>,
 }
 
 impl RotationState {
@@ -126,6 +130,7 @@ impl TableActor {
             partners: self.settings.partners.id(),
             queue: self.queue_view(),
             standings: self.standings_view(),
+            result_seats: self.rotation.as_deref().and_then(|r| r.result_seats.clone()),
         })
     }
 
@@ -321,9 +326,13 @@ impl TableActor {
             }
         }
         let plan = self.plan(winners.as_deref(), counted, false);
+        let played = self.seat_views();
         if let Err(err) = self.apply_plan(plan).await {
             // The same players play on; the queue waits for the next game.
             tracing::error!(table = %self.id, error = %err, "could not store a rotation");
+        }
+        if let Some(rotation) = self.rotation.as_deref_mut() {
+            rotation.result_seats = Some(played);
         }
         if self.seats.is_full() {
             self.start_pause();
@@ -524,6 +533,7 @@ impl TableActor {
     pub(super) fn count_games_in_a_row(&mut self) {
         let seated: Vec<PlayerKey> = self.seats.iter().filter_map(|(_, h)| h?.key()).collect();
         if let Some(rotation) = self.rotation.as_deref_mut() {
+            rotation.result_seats = None;
             rotation.streaks.retain(|key, _| seated.contains(key));
             for key in seated {
                 *rotation.streaks.entry(key).or_default() += 1;

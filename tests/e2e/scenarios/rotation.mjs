@@ -224,7 +224,39 @@ async function rotationForm(s) {
   await textMatches(page, "#queue-hint", /A seat is free/);
 }
 
+/**
+ * A page loaded between games, after the computer stepped out for Eve: the last game's result
+ * is told with those who played it (the computer on A-black), not with Eve who sits there now.
+ */
+async function rotationReload(s) {
+  const id = await createTable("bughouse", {
+    seating: "chosen", rotation: "winners_stay", series_pause_seconds: 120,
+    bots: { 1: "easy", 2: "easy", 3: "easy" }, time_control: { kind: "sudden_death", base_seconds: 300 },
+  });
+  const ann = await s.player("ann");
+  await open(ann, `/t/${id}`);
+  await sit(ann, "Ann", "A-white");
+  await until(ann, () => /Board A: your move/.test(document.getElementById("turn").textContent));
+  const eve = await s.player("eve");
+  await open(eve, `/t/${id}`);
+  await until(eve, () => !document.getElementById("queue-form").hidden);
+  await eve.fill("#queue-name", "Eve");
+  await eve.click("#queue-join");
+  await textMatches(ann, "#queue-list", /Eve/);
+  await ann.click("#resign");
+  await textMatches(ann, "#rotation-status", /Eve came in/);
+  const live = await ann.textContent("#turn");
+  const visitor = await s.player("visitor");
+  await open(visitor, `/t/${id}`);
+  await textMatches(visitor, "#seats", /Eve/);
+  const loaded = await visitor.textContent("#turn");
+  check(/Computer \(easy\)/.test(loaded) && !/Eve/.test(loaded), `the loaded page names the last game's players: ${loaded}`);
+  check(loaded === live, `the loaded page says what Ann's page says: ${loaded} / ${live}`);
+  await s.shot(visitor, "loaded-between-games");
+}
+
 export default {
+  "bughouse-rotation-reload": ["Taking turns: a page loaded between games tells the last result with those who played it, not those who came in", rotationReload],
   "bughouse-rotation-form": ["Taking turns on the full form: Rated and series off while chosen, and back; partners; the table says how it rotates", rotationForm],
   "bughouse-rotation-queue": ["Taking turns: three waiting in order (1st, 2nd, 3rd, You play next), one leaves and the last moves up, one who closed the page is marked away", rotationQueue],
   "bughouse-rotation": ["Bughouse taking turns: a phone joins the queue (place, You play next, leave, join by keyboard, chat), a game ends, the computer steps out for them, their page seats them; standings", bughouseRotation],

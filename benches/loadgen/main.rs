@@ -40,6 +40,7 @@ mod pairing;
 mod play;
 mod procfs;
 mod ramp;
+mod rounds;
 mod stats;
 mod window;
 

@@ -23,8 +23,8 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use rand::Rng;
 use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
 use serde_json::json;
 use tokio::sync::watch;
 use tokio::task::JoinSet;
@@ -34,8 +34,9 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{Common, PlayArgs};
 use crate::conn::{self, Failure, Frame, Ws};
+use crate::rounds::{self, Rounds, until_game_started};
 use crate::stats::{self, Live, Report, Summary};
-use crate::window::{self, Schedule, Window};
+use crate::window::{Schedule, Window};
 
 /// A match that hears nothing for this long gives its table up (`timeout`).
 const SILENCE: Duration = Duration::from_secs(10);
@@ -43,8 +44,6 @@ const SILENCE: Duration = Duration::from_secs(10);
 const SEATING_LIMIT: Duration = Duration::from_secs(20);
 /// After the window, a run stops within this long whatever its tasks do.
 pub const STOP_GRACE: Duration = Duration::from_secs(30);
-/// A match that failed waits this long before it tries a new table.
-const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
 /// What every match shares.
 struct Ctx {
@@ -92,7 +91,7 @@ pub async fn run(
     let (start_tx, start_rx) = watch::channel(None);
     let mut tasks = JoinSet::new();
     for n in 0..matches {
-        tasks.spawn(run_match(n, ctx.clone(), start_rx.clone()));
+        tasks.spawn(rounds::table_after_table(n, ctx.clone(), start_rx.clone()));
     }
     let (seated, seating) = timing
         .wait_ready(&ctx.seated, matches, SEATING_LIMIT, "matches seated")
@@ -172,43 +171,29 @@ async fn progress(live: Arc<Live>, start: Instant, schedule: Schedule, stop: Can
     .await;
 }
 
-/// One match: table after table until `stop`.
-async fn run_match(n: u32, ctx: Arc<Ctx>, mut start: watch::Receiver<Option<Schedule>>) {
-    let mut rng = SmallRng::seed_from_u64(ctx.seed.wrapping_mul(1_000_003).wrapping_add(u64::from(n)));
-    let mut schedule: Option<Schedule> = None;
-    while !ctx.stop.is_cancelled() {
-        let seated = tokio::select! {
-            _ = ctx.stop.cancelled() => return,
-            seated = seat_table(&ctx, n) => seated,
-        };
-        let mut players = match seated {
-            Ok(players) => players,
-            Err(failure) => {
-                ctx.live.fail(&failure);
-                tokio::select! {
-                    _ = ctx.stop.cancelled() => return,
-                    _ = tokio::time::sleep(RETRY_PAUSE) => continue,
-                }
-            }
-        };
-        let schedule = match schedule {
-            Some(schedule) => schedule,
-            None => {
-                let Some(got) = window::wait_for_start(&ctx.seated, &ctx.stop, &mut start).await else {
-                    close(players, ctx.live.clone());
-                    return;
-                };
-                *schedule.insert(got)
-            }
-        };
-        match play_game(&ctx, &mut players, &mut rng, schedule).await {
-            Ok(true) => {
-                ctx.live.games.fetch_add(1, Ordering::Relaxed);
-            }
-            Ok(false) => {}
-            Err(failure) => ctx.live.fail(&failure),
-        }
-        close(players, ctx.live.clone());
+impl Rounds for Ctx {
+    type Seated = [Ws; 2];
+
+    fn live(&self) -> &Arc<Live> {
+        &self.live
+    }
+    fn stop(&self) -> &CancellationToken {
+        &self.stop
+    }
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+    fn seated_count(&self) -> &std::sync::atomic::AtomicU32 {
+        &self.seated
+    }
+    async fn seat(&self, n: u32) -> Result<[Ws; 2], Failure> {
+        seat_table(self, n).await
+    }
+    async fn play(&self, players: &mut [Ws; 2], rng: &mut SmallRng, schedule: Schedule) -> Result<bool, Failure> {
+        play_game(self, players, rng, schedule).await
+    }
+    fn close(&self, players: [Ws; 2]) {
+        close(players, self.live.clone());
     }
 }
 
@@ -246,27 +231,6 @@ async fn seat_table(ctx: &Ctx, n: u32) -> Result<[Ws; 2], Failure> {
         Err(_) => {
             close(players, ctx.live.clone());
             Err(Failure::timeout("seating"))
-        }
-    }
-}
-
-async fn until_game_started(ws: &mut Ws) -> Result<(), Failure> {
-    loop {
-        let message = ws
-            .next()
-            .await
-            .ok_or_else(|| Failure::new("closed", "the server closed the connection while seating"))?
-            .map_err(|err| Failure::ws("reading while seating", &err))?;
-        match conn::read_frame(&message)? {
-            Frame::Event(event) if event.kind == "game_started" => return Ok(()),
-            Frame::Event(event) if event.kind == "error" => {
-                return Err(Failure::new(
-                    format!("error_{}", event.code.unwrap_or("unknown")),
-                    format!("seating: {message}"),
-                ));
-            }
-            Frame::Closed(why) => return Err(Failure::new("closed", format!("while seating: {why}"))),
-            _ => {}
         }
     }
 }

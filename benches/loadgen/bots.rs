@@ -12,7 +12,7 @@
 
 use std::pin::pin;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
@@ -27,7 +27,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{BotsArgs, Common};
 use crate::conn::{self, Failure, Frame, Ws};
-use crate::rounds::{self, Rounds, until_game_started};
+use crate::rounds::{self, Rounds, Run, until_game_started};
 use crate::stats::{self, Live, Report, Summary};
 use crate::window::{Schedule, Window};
 
@@ -44,11 +44,7 @@ struct Ctx {
     /// One HTTP client per source address.
     http: Vec<reqwest::Client>,
     strength: String,
-    seed: u64,
-    live: Arc<Live>,
-    stop: CancellationToken,
-    /// Matches seated at their first table.
-    seated: AtomicU32,
+    run: Run,
 }
 
 /// Runs the bots mode and reports.
@@ -65,10 +61,7 @@ pub async fn run(args: &BotsArgs, common: &Common, server_pid: Option<u32>) -> R
         sources,
         http,
         strength: args.strength.clone(),
-        seed: args.seed,
-        live: live.clone(),
-        stop: CancellationToken::new(),
-        seated: AtomicU32::new(0),
+        run: Run::new(live.clone(), args.seed),
     });
     let timing = Window::new(args.warmup, args.window, common, server_pid);
     let (start_tx, start_rx) = watch::channel(None);
@@ -77,12 +70,17 @@ pub async fn run(args: &BotsArgs, common: &Common, server_pid: Option<u32>) -> R
         tasks.spawn(rounds::table_after_table(n, ctx.clone(), start_rx.clone()));
     }
     let (seated, _) = timing
-        .wait_ready(&ctx.seated, args.matches, SEATING_LIMIT, "people seated against bots")
+        .wait_ready(
+            &ctx.run.seated,
+            args.matches,
+            SEATING_LIMIT,
+            "people seated against bots",
+        )
         .await;
-    let stop = ctx.stop.clone();
+    let stop = ctx.run.stop.clone();
     let progress_live = live.clone();
     let measured = timing
-        .run(&start_tx, &ctx.stop, tasks, move |start, schedule| {
+        .run(&start_tx, &ctx.run.stop, tasks, move |start, schedule| {
             progress(progress_live, start, schedule, stop)
         })
         .await;
@@ -149,17 +147,8 @@ async fn progress(live: Arc<Live>, start: Instant, schedule: Schedule, stop: Can
 impl Rounds for Ctx {
     type Seated = Ws;
 
-    fn live(&self) -> &Arc<Live> {
-        &self.live
-    }
-    fn stop(&self) -> &CancellationToken {
-        &self.stop
-    }
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-    fn seated_count(&self) -> &AtomicU32 {
-        &self.seated
+    fn run(&self) -> &Run {
+        &self.run
     }
     async fn seat(&self, n: u32) -> Result<Ws, Failure> {
         seat_table(self, n).await
@@ -168,7 +157,7 @@ impl Rounds for Ctx {
         play_game(self, ws, rng, schedule).await
     }
     fn close(&self, ws: Ws) {
-        close(ws, self.live.clone());
+        close(ws, self.run.live.clone());
     }
 }
 
@@ -178,9 +167,9 @@ async fn seat_table(ctx: &Ctx, n: u32) -> Result<Ws, Failure> {
     let index = usize::try_from(n).unwrap_or(0);
     let settings = json!({"opening": "free", "seating": "chosen", "bots": {"1": ctx.strength}});
     let table = conn::create_table_with(&ctx.http[index % ctx.http.len()], ctx.server, settings).await?;
-    ctx.live.tables.fetch_add(1, Ordering::Relaxed);
+    ctx.run.live.tables.fetch_add(1, Ordering::Relaxed);
     let mut ws = conn::connect(ctx.server, ctx.sources[index % ctx.sources.len()], &table).await?;
-    ctx.live.open.fetch_add(1, Ordering::Relaxed);
+    ctx.run.live.open.fetch_add(1, Ordering::Relaxed);
     let seated = async {
         let sit = format!(r#"{{"type":"sit","seat":0,"name":"person-{n}"}}"#);
         ws.send(Message::text(sit))
@@ -191,11 +180,11 @@ async fn seat_table(ctx: &Ctx, n: u32) -> Result<Ws, Failure> {
     match tokio::time::timeout(SILENCE, seated).await {
         Ok(Ok(())) => Ok(ws),
         Ok(Err(failure)) => {
-            close(ws, ctx.live.clone());
+            close(ws, ctx.run.live.clone());
             Err(failure)
         }
         Err(_) => {
-            close(ws, ctx.live.clone());
+            close(ws, ctx.run.live.clone());
             Err(Failure::timeout("seating"))
         }
     }
@@ -228,7 +217,7 @@ async fn play_game(ctx: &Ctx, ws: &mut Ws, rng: &mut SmallRng, schedule: Schedul
         }
         let message = tokio::select! {
             biased;
-            _ = ctx.stop.cancelled() => return Ok(false),
+            _ = ctx.run.stop.cancelled() => return Ok(false),
             message = ws.next() => message,
             _ = &mut silence => return Err(Failure::timeout("waiting for the bot")),
         };
@@ -256,7 +245,8 @@ async fn play_game(ctx: &Ctx, ws: &mut Ws, rng: &mut SmallRng, schedule: Schedul
                     Some(0) => seen = Some(now),
                     _ => {
                         if let Some(from) = seen.take() {
-                            ctx.live
+                            ctx.run
+                                .live
                                 .record(now.saturating_duration_since(from), schedule.contains(now));
                         }
                         to_send = true;

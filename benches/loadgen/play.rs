@@ -34,7 +34,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::cli::{Common, PlayArgs};
 use crate::conn::{self, Failure, Frame, Ws};
-use crate::rounds::{self, Rounds, until_game_started};
+use crate::rounds::{self, Rounds, Run, until_game_started};
 use crate::stats::{self, Live, Report, Summary};
 use crate::window::{Schedule, Window};
 
@@ -53,11 +53,7 @@ struct Ctx {
     http: Vec<reqwest::Client>,
     /// The time between a match's moves in the open mode; `None`: full speed.
     interval: Option<Duration>,
-    seed: u64,
-    live: Arc<Live>,
-    stop: CancellationToken,
-    /// Matches seated at their first table.
-    seated: std::sync::atomic::AtomicU32,
+    run: Run,
 }
 
 /// Runs the closed (`rate` `None`) or open mode and reports.
@@ -80,10 +76,7 @@ pub async fn run(
         common_sources: sources,
         http,
         interval: rate.map(|r| Duration::from_secs_f64(f64::from(matches) / r)),
-        seed: play.seed,
-        live: live.clone(),
-        stop: CancellationToken::new(),
-        seated: std::sync::atomic::AtomicU32::new(0),
+        run: Run::new(live.clone(), play.seed),
     });
     let timing = Window::new(play.warmup, play.window, common, server_pid);
 
@@ -94,11 +87,11 @@ pub async fn run(
         tasks.spawn(rounds::table_after_table(n, ctx.clone(), start_rx.clone()));
     }
     let (seated, seating) = timing
-        .wait_ready(&ctx.seated, matches, SEATING_LIMIT, "matches seated")
+        .wait_ready(&ctx.run.seated, matches, SEATING_LIMIT, "matches seated")
         .await;
-    let stop = ctx.stop.clone();
+    let stop = ctx.run.stop.clone();
     let measured = timing
-        .run(&start_tx, &ctx.stop, tasks, |start, schedule| {
+        .run(&start_tx, &ctx.run.stop, tasks, |start, schedule| {
             progress(live.clone(), start, schedule, stop)
         })
         .await;
@@ -174,17 +167,8 @@ async fn progress(live: Arc<Live>, start: Instant, schedule: Schedule, stop: Can
 impl Rounds for Ctx {
     type Seated = [Ws; 2];
 
-    fn live(&self) -> &Arc<Live> {
-        &self.live
-    }
-    fn stop(&self) -> &CancellationToken {
-        &self.stop
-    }
-    fn seed(&self) -> u64 {
-        self.seed
-    }
-    fn seated_count(&self) -> &std::sync::atomic::AtomicU32 {
-        &self.seated
+    fn run(&self) -> &Run {
+        &self.run
     }
     async fn seat(&self, n: u32) -> Result<[Ws; 2], Failure> {
         seat_table(self, n).await
@@ -193,7 +177,7 @@ impl Rounds for Ctx {
         play_game(self, players, rng, schedule).await
     }
     fn close(&self, players: [Ws; 2]) {
-        close(players, self.live.clone());
+        close(players, self.run.live.clone());
     }
 }
 
@@ -203,12 +187,12 @@ async fn seat_table(ctx: &Ctx, n: u32) -> Result<[Ws; 2], Failure> {
     let index = usize::try_from(n).unwrap_or(0);
     let sources = &ctx.common_sources;
     let table = conn::create_table(&ctx.http[index % ctx.http.len()], ctx.server).await?;
-    ctx.live.tables.fetch_add(1, Ordering::Relaxed);
+    ctx.run.live.tables.fetch_add(1, Ordering::Relaxed);
     let (x, o) = tokio::try_join!(
         conn::connect(ctx.server, sources[(2 * index) % sources.len()], &table),
         conn::connect(ctx.server, sources[(2 * index + 1) % sources.len()], &table),
     )?;
-    ctx.live.open.fetch_add(2, Ordering::Relaxed);
+    ctx.run.live.open.fetch_add(2, Ordering::Relaxed);
     let mut players = [x, o];
     let seated = async {
         for (seat, ws) in players.iter_mut().enumerate() {
@@ -225,11 +209,11 @@ async fn seat_table(ctx: &Ctx, n: u32) -> Result<[Ws; 2], Failure> {
     match tokio::time::timeout(SILENCE, seated).await {
         Ok(Ok(())) => Ok(players),
         Ok(Err(failure)) => {
-            close(players, ctx.live.clone());
+            close(players, ctx.run.live.clone());
             Err(failure)
         }
         Err(_) => {
-            close(players, ctx.live.clone());
+            close(players, ctx.run.live.clone());
             Err(Failure::timeout("seating"))
         }
     }
@@ -293,7 +277,7 @@ async fn play_game(ctx: &Ctx, players: &mut [Ws; 2], rng: &mut SmallRng, schedul
         };
         let (socket, message) = tokio::select! {
             biased;
-            _ = ctx.stop.cancelled() => return Ok(false),
+            _ = ctx.run.stop.cancelled() => return Ok(false),
             message = x.next() => (0, message),
             message = o.next() => (1, message),
             _ = tokio::time::sleep_until(due.unwrap_or_else(Instant::now)), if due.is_some() => continue,
@@ -336,7 +320,8 @@ async fn play_game(ctx: &Ctx, players: &mut [Ws; 2], rng: &mut SmallRng, schedul
                     return Err(Failure::new("unexpected_move", format!("not a free square: {message}")));
                 };
                 free.swap_remove(position);
-                ctx.live
+                ctx.run
+                    .live
                     .record(now.saturating_duration_since(from), schedule.contains(now));
                 if event.to_move.as_ref().is_some_and(Vec::is_empty) {
                     return Ok(true);

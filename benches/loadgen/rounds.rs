@@ -21,16 +21,33 @@ use crate::window::{self, Schedule};
 /// The pause before trying a new table after a failed seating.
 const RETRY_PAUSE: Duration = Duration::from_millis(200);
 
+/// What every match of a run shares.
+pub struct Run {
+    pub live: Arc<Live>,
+    pub stop: CancellationToken,
+    /// Each match's random moves are seeded from it and the match's number.
+    pub seed: u64,
+    /// Matches seated at their first table.
+    pub seated: AtomicU32,
+}
+
+impl Run {
+    pub fn new(live: Arc<Live>, seed: u64) -> Run {
+        Run {
+            live,
+            stop: CancellationToken::new(),
+            seed,
+            seated: AtomicU32::new(0),
+        }
+    }
+}
+
 /// What a mode does at each table.
 pub trait Rounds: Send + Sync + 'static {
     /// The seated players' connections at one table.
     type Seated: Send;
 
-    fn live(&self) -> &Arc<Live>;
-    fn stop(&self) -> &CancellationToken;
-    fn seed(&self) -> u64;
-    /// How many matches have been seated at their first table.
-    fn seated_count(&self) -> &AtomicU32;
+    fn run(&self) -> &Run;
     /// Creates a table for match `n` and seats its players; returns once its game started.
     fn seat(&self, n: u32) -> impl Future<Output = Result<Self::Seated, Failure>> + Send;
     /// Plays one game to its end (`Ok(true)`), or until the run stops (`Ok(false)`).
@@ -46,19 +63,20 @@ pub trait Rounds: Send + Sync + 'static {
 
 /// Match `n`: table after table until the run stops.
 pub async fn table_after_table<R: Rounds>(n: u32, ctx: Arc<R>, mut start: watch::Receiver<Option<Schedule>>) {
-    let mut rng = SmallRng::seed_from_u64(ctx.seed().wrapping_mul(1_000_003).wrapping_add(u64::from(n)));
+    let run = ctx.run();
+    let mut rng = SmallRng::seed_from_u64(run.seed.wrapping_mul(1_000_003).wrapping_add(u64::from(n)));
     let mut schedule: Option<Schedule> = None;
-    while !ctx.stop().is_cancelled() {
+    while !run.stop.is_cancelled() {
         let seated = tokio::select! {
-            _ = ctx.stop().cancelled() => return,
+            _ = run.stop.cancelled() => return,
             seated = ctx.seat(n) => seated,
         };
         let mut seated = match seated {
             Ok(seated) => seated,
             Err(failure) => {
-                ctx.live().fail(&failure);
+                run.live.fail(&failure);
                 tokio::select! {
-                    _ = ctx.stop().cancelled() => return,
+                    _ = run.stop.cancelled() => return,
                     _ = tokio::time::sleep(RETRY_PAUSE) => continue,
                 }
             }
@@ -66,7 +84,7 @@ pub async fn table_after_table<R: Rounds>(n: u32, ctx: Arc<R>, mut start: watch:
         let schedule = match schedule {
             Some(schedule) => schedule,
             None => {
-                let Some(got) = window::wait_for_start(ctx.seated_count(), ctx.stop(), &mut start).await else {
+                let Some(got) = window::wait_for_start(&run.seated, &run.stop, &mut start).await else {
                     ctx.close(seated);
                     return;
                 };
@@ -75,10 +93,10 @@ pub async fn table_after_table<R: Rounds>(n: u32, ctx: Arc<R>, mut start: watch:
         };
         match ctx.play(&mut seated, &mut rng, schedule).await {
             Ok(true) => {
-                ctx.live().games.fetch_add(1, Ordering::Relaxed);
+                run.live.games.fetch_add(1, Ordering::Relaxed);
             }
             Ok(false) => {}
-            Err(failure) => ctx.live().fail(&failure),
+            Err(failure) => run.live.fail(&failure),
         }
         ctx.close(seated);
     }

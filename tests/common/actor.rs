@@ -120,13 +120,19 @@ impl Seat {
     }
 }
 
+/// Connections a paused-time store opens up front: more than a table's actor, its
+/// writer, its lease and a rebuild ever hold at once, because a query that waits for a
+/// connection while time is paused waits on a timer, which paused time jumps to (the pool's
+/// acquire timeout: `PoolTimedOut`). Four was once seen too few, at an idle table's close.
+const PAUSED_POOL_SIZE: u32 = 8;
+
 /// A migrated store whose connections are opened now and kept, so that no query waits
 /// for a connection (and so for a timer) while time is paused. (No server runs here: its
 /// pool's housekeeping timers would make paused time jump.)
 pub async fn paused_store(database: &TestDb) -> Store {
     let options = database.options.clone();
     let pool = sqlx::postgres::PgPoolOptions::new()
-        .max_connections(4)
+        .max_connections(PAUSED_POOL_SIZE)
         .min_connections(0)
         .idle_timeout(None)
         .max_lifetime(None)
@@ -135,7 +141,7 @@ pub async fn paused_store(database: &TestDb) -> Store {
         .await
         .expect("connect");
     let mut open = Vec::new();
-    for _ in 0..4 {
+    for _ in 0..PAUSED_POOL_SIZE {
         open.push(pool.acquire().await.expect("a connection"));
     }
     drop(open);

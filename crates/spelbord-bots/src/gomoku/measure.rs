@@ -117,7 +117,9 @@ fn side(word: &str) -> (Strength, think::Level) {
 }
 
 /// Hard with tuning words after `hard+`, joined by `+`: `novct`, `nolv` (no leaf VCF),
-/// `wN` (width N), `lvN` (leaf VCF of N positions), `vctN` (root VCT of N positions).
+/// `wN` (width N), `lvN` (leaf VCF of N positions), `vctN` (root VCT of N positions),
+/// `nullR` (null-move pruning with reduction R), `extN` (answers to a three, when at most
+/// N, cost no depth)).
 fn tuned(mut level: think::Level, words: &str) -> think::Level {
     for word in words.split('+') {
         let number = |prefix: &str| -> u64 {
@@ -128,6 +130,9 @@ fn tuned(mut level: think::Level, words: &str) -> think::Level {
         match word {
             "novct" => level.vct = None,
             "nolv" => level.search.leaf_vcf = None,
+            w if w.starts_with("null") => level.search.null_reduction = number("null") as i32,
+            w if w.starts_with("ext") => level.search.three_extension = number("ext") as usize,
+            w if w.starts_with("soft") => level.soft_share = number("soft") as f64 / 100.0,
             w if w.starts_with("lv") => {
                 level.search.leaf_vcf = Some(vcf::Limits {
                     fours: 8,

@@ -1,5 +1,6 @@
 //! The alpha-beta search of Medium and Hard: negamax with principal-variation search,
-//! iterative deepening, a transposition table, killer moves and late-move reductions.
+//! iterative deepening, a transposition table, killer moves, late-move reductions and,
+//! for Hard, null-move pruning and answers to a three that cost no depth.
 //!
 //! Every node first looks at the threats on the board: a five of the side to move wins, a
 //! five of the opponent must be blocked (the only move, searched without using depth), two
@@ -43,6 +44,14 @@ pub struct Config {
     /// The evaluation also weighs each side's double-threat squares
     /// ([`eval::evaluate_with`]).
     pub double_threats: bool,
+    /// Null-move pruning: the reduction `R` (0: none). A stone never harms its owner in
+    /// free-style Gomoku (in `exact5` it rarely can, making its own five six), so a side
+    /// that is already above `beta` after passing is above it after its best move too
+    /// ([`Search::null_cut`]).
+    pub null_reduction: i32,
+    /// A node answering a three (the opponent has an open four to make) with at most this
+    /// many moves searches them without using depth (0: never).
+    pub three_extension: usize,
 }
 
 /// The outcome of a search.
@@ -155,7 +164,13 @@ impl<'a> Search<'a> {
         (best, alpha)
     }
 
-    fn node(&mut self, depth: i32, mut alpha: i32, mut beta: i32, ply: usize) -> i32 {
+    fn node(&mut self, depth: i32, alpha: i32, beta: i32, ply: usize) -> i32 {
+        self.node_after(depth, alpha, beta, ply, false)
+    }
+
+    /// [`Self::node`]; `after_null`: the move into this node was a pass, so this one may
+    /// not pass again.
+    fn node_after(&mut self, depth: i32, mut alpha: i32, mut beta: i32, ply: usize, after_null: bool) -> i32 {
         if self.tick(1) {
             return 0;
         }
@@ -198,10 +213,21 @@ impl<'a> Search<'a> {
         }
 
         let forced = self.board.five_cell(them).filter(|_| their_fives == 1);
+        if forced.is_none() && depth > 0 && !after_null && beta - alpha == 1 && self.null_cut(depth, beta, ply) {
+            return beta;
+        }
         let (moves, next_depth) = match forced {
             Some(block) => (vec![block], depth),
             None if depth <= 0 => return self.leaf(ply),
-            None => (self.moves(tt_move, ply), depth - 1),
+            None => {
+                let moves = self.moves(tt_move, ply);
+                // Answering a three with few replies costs no depth (when configured).
+                let answering = self.config.three_extension > 0
+                    && moves.len() <= self.config.three_extension
+                    && self.board.count(them, Threat::Flex4) > 0;
+                let next = if answering { depth } else { depth - 1 };
+                (moves, next)
+            }
         };
 
         let alpha_start = alpha;
@@ -246,6 +272,29 @@ impl<'a> Search<'a> {
         self.tt
             .store(key, best_move, tt::to_table(best_score, ply, MATE_BOUND), depth, bound);
         best_score
+    }
+
+    /// Whether passing already keeps the side to move at or above `beta` (a null-window
+    /// node with depth to spare, no five to block, and an opponent without a win in two
+    /// moves to play after the pass: no open four, four-three or double three to make).
+    /// Not where the evaluation is below `beta` already, nor trusted when the pass finds a
+    /// mate.
+    fn null_cut(&mut self, depth: i32, beta: i32, ply: usize) -> bool {
+        let reduction = self.config.null_reduction;
+        if reduction == 0 || depth < 3 || beta.abs() >= MATE_BOUND {
+            return false;
+        }
+        let them = 1 - self.board.to_move();
+        if self.board.count_from(them, Threat::Block4Flex3) > 0 || self.board.count(them, Threat::Flex3x2) > 0 {
+            return false;
+        }
+        if eval::evaluate_with(self.board, self.config.double_threats) < beta {
+            return false;
+        }
+        self.board.pass();
+        let score = -self.node_after(depth - 1 - reduction, -beta, -beta + 1, ply + 1, true);
+        self.board.pass();
+        !self.stopped && score >= beta && score < MATE_BOUND
     }
 
     /// Counts `nodes` more visited; whether the search must stop (the clock is read once
@@ -366,6 +415,8 @@ mod tests {
             leaf_vcf: None,
             threat_moves: false,
             double_threats: false,
+            null_reduction: 0,
+            three_extension: 0,
         };
         let mut cache = Cache::new();
         let deadline = Instant::now() + Duration::from_secs(30);
@@ -375,5 +426,67 @@ mod tests {
         })
         .expect("a move");
         assert!(moves.contains(&found.best));
+    }
+
+    /// A search of `config` from X's move in `board`, its roots every candidate.
+    fn search(board: &mut Board, config: Config) -> Found {
+        let mut cache = Cache::new();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let roots: Vec<Cell> = candidates(board).into_iter().map(|(c, _)| c).collect();
+        let mut table = Table::new(16, u16::MAX, crate::tt::Earlier::Used);
+        Search::new(board, &mut table, &mut cache, config, deadline)
+            .run(&roots, deadline)
+            .expect("a move")
+    }
+
+    fn config(max_depth: i32, three_extension: usize, null_reduction: i32) -> Config {
+        Config {
+            max_depth,
+            width: 10,
+            leaf_vcf: None,
+            threat_moves: true,
+            double_threats: true,
+            null_reduction,
+            three_extension,
+        }
+    }
+
+    #[test]
+    fn answering_a_three_costs_no_depth() {
+        // Found by scanning random positions: X wins in seven plies, which three plies
+        // see only when O's few answers to each three cost no depth, and which a plain
+        // search sees from five plies.
+        let x = ["D4", "E5", "D6", "H6", "E7", "F9"];
+        let o = ["H4", "I6", "J6", "G7", "J9", "I11"];
+        let mut b = Board::with_stones(Variant::Free, &x, &o);
+        let start = b.hash();
+        let extended = search(&mut b, config(3, 4, 0));
+        assert!(extended.score >= MATE_BOUND, "{extended:?}");
+        let plain = search(&mut b, config(3, 0, 0));
+        assert!(plain.score < MATE_BOUND, "{plain:?}");
+        let deeper = search(&mut b, config(5, 0, 0));
+        assert_eq!(deeper.score, extended.score, "{deeper:?}");
+        assert_eq!(b.hash(), start, "the board comes back unchanged");
+    }
+
+    #[test]
+    fn a_pass_is_tried_only_where_the_opponent_cannot_win_in_two() {
+        let x = ["A1", "C1", "A3", "C3"];
+        let far = Instant::now() + Duration::from_secs(60);
+        let mut cache = Cache::new();
+        let mut table = Table::new(16, u16::MAX, crate::tt::Earlier::Used);
+        // O's H8 makes two open threes (F8 G8 H8, H6 H7 H8): passing would lose.
+        let mut doubled = Board::with_stones(Variant::Free, &x, &["F8", "G8", "H6", "H7"]);
+        let mut search = Search::new(&mut doubled, &mut table, &mut cache, config(8, 0, 3), far);
+        assert!(!search.null_cut(6, -20_000, 1));
+        // O's stones apart: X, whatever it plays, stays above a hopeless bound.
+        let mut apart = Board::with_stones(Variant::Free, &x, &["F8", "G6", "L12", "B13"]);
+        let start = apart.hash();
+        let mut search = Search::new(&mut apart, &mut table, &mut cache, config(8, 0, 3), far);
+        assert!(search.null_cut(6, -20_000, 1));
+        assert!(!search.null_cut(2, -20_000, 1), "too shallow to pass");
+        let mut search = Search::new(&mut apart, &mut table, &mut cache, config(8, 0, 0), far);
+        assert!(!search.null_cut(6, -20_000, 1), "no passes unless configured");
+        assert_eq!(apart.hash(), start, "the board comes back unchanged");
     }
 }

@@ -28,6 +28,8 @@ pub struct Level {
     pub vct: Option<vct::Limits>,
     /// How many of the best-ordered root moves are searched.
     pub root_width: usize,
+    /// The share of the search's time after which no new iteration starts.
+    pub soft_share: f64,
 }
 
 /// Medium: a shallow search, no VCF.
@@ -38,11 +40,14 @@ pub const MEDIUM: Level = Level {
         leaf_vcf: None,
         threat_moves: false,
         double_threats: false,
+        null_reduction: 0,
+        three_extension: 0,
     },
     root_vcf: None,
     vcf_defence: false,
     vct: None,
     root_width: 16,
+    soft_share: SOFT_SHARE,
 };
 
 /// Hard: deep search with VCF at the root, at the leaves, and in defence, and VCT at the
@@ -54,6 +59,8 @@ pub const HARD: Level = Level {
         leaf_vcf: Some(vcf::Limits { fours: 8, nodes: 400 }),
         threat_moves: true,
         double_threats: true,
+        null_reduction: 5,
+        three_extension: 6,
     },
     root_vcf: Some(vcf::Limits {
         fours: 30,
@@ -62,6 +69,7 @@ pub const HARD: Level = Level {
     vcf_defence: true,
     vct: Some(vct::Limits { depth: 8, nodes: 3_000 }),
     root_width: 16,
+    soft_share: SOFT_SHARE,
 };
 
 /// Hard as it was at commit `ce8d8fe`, before VCT: the opponent the arena measures the
@@ -71,9 +79,12 @@ pub const BASELINE: Level = Level {
     search: Config {
         threat_moves: false,
         double_threats: false,
+        null_reduction: 0,
+        three_extension: 0,
         ..HARD.search
     },
     vct: None,
+    soft_share: SOFT_SHARE,
     ..HARD
 };
 
@@ -179,9 +190,9 @@ fn choose_with(board: &mut Board, level: &Level, ctx: &Context, vct_table: &mut 
     roots.truncate(level.root_width);
     let soft_stop = if level.vct.is_some() {
         let now = Instant::now();
-        now + deadline.saturating_duration_since(now).mul_f64(SOFT_SHARE)
+        now + deadline.saturating_duration_since(now).mul_f64(level.soft_share)
     } else {
-        share(SOFT_SHARE)
+        share(level.soft_share)
     };
     let found =
         tt::with_table(|table| Search::new(board, table, &mut cache, level.search, deadline).run(&roots, soft_stop));

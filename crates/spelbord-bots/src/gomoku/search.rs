@@ -8,9 +8,10 @@
 //! opponent has no five to answer with. When the opponent threatens an open four (an open
 //! three, or crossing closed threes), only the squares that stop it and the side's own
 //! fours are tried. Elsewhere the candidates are the empty squares near stones, best
-//! first by their attack and defence value, and only the best few are searched. With VCF
-//! enabled (Hard) a leaf whose side to move can play a four first looks for a win by
-//! continuous fours.
+//! first by their attack and defence value, and only the best few are searched. With a
+//! leaf VCF configured (the arena's baseline; today's Hard spends those positions on
+//! depth) a leaf whose side to move can play a four first looks for a win by continuous
+//! fours.
 
 use std::time::Instant;
 

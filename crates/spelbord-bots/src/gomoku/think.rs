@@ -50,13 +50,13 @@ pub const MEDIUM: Level = Level {
     soft_share: SOFT_SHARE,
 };
 
-/// Hard: deep search with VCF at the root, at the leaves, and in defence, and VCT at the
-/// root and in defence.
+/// Hard: deep search (null moves, free answers to threes, no VCF at the leaves), VCF at
+/// the root and in defence, and VCT at the root and in defence.
 pub const HARD: Level = Level {
     search: Config {
         max_depth: 30,
         width: 10,
-        leaf_vcf: Some(vcf::Limits { fours: 8, nodes: 400 }),
+        leaf_vcf: None,
         threat_moves: true,
         double_threats: true,
         null_reduction: 5,
@@ -77,6 +77,7 @@ pub const HARD: Level = Level {
 #[cfg(test)]
 pub const BASELINE: Level = Level {
     search: Config {
+        leaf_vcf: Some(vcf::Limits { fours: 8, nodes: 400 }),
         threat_moves: false,
         double_threats: false,
         null_reduction: 0,

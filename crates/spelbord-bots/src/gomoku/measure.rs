@@ -119,7 +119,7 @@ fn side(word: &str) -> (Strength, think::Level) {
 /// Hard with tuning words after `hard+`, joined by `+`: `novct`, `nolv` (no leaf VCF),
 /// `wN` (width N), `lvN` (leaf VCF of N positions), `vctN` (root VCT of N positions),
 /// `nullR` (null-move pruning with reduction R), `extN` (answers to a three, when at most
-/// N, cost no depth)).
+/// N, cost no depth), `softP` (no new iteration after P % of the search's time).
 fn tuned(mut level: think::Level, words: &str) -> think::Level {
     for word in words.split('+') {
         let number = |prefix: &str| -> u64 {

@@ -190,6 +190,9 @@ async function homeMoreOptions(s, h) {
       const own = document.querySelector(`.game-settings[data-game="${game}"]`);
       return chosen && chosen.value === game && own && !own.hidden && document.getElementById("create-button").textContent;
     }, game);
+    // The form still asks for the engines (`/api/bots`): leaving before it answers would
+    // abort that request, which the harness counts as a failed one.
+    await page.waitForLoadState("networkidle");
   }
   // Against the computer the full form offers no rated game.
   await page.check('input[name="opponent"][value="computer"]');

@@ -1084,6 +1084,21 @@ async fn the_lobby_pairs_across_nodes_exactly_once_and_never_with_a_killed_node_
     assert_eq!(lobby_until(&mut waiting, &["seeking"]).await["type"], "seeking");
     let doomed = cluster.node(&node);
     cluster.nodes[doomed].kill().await;
+    // The database knows the node is dead once its session's lock is gone: at once on a
+    // quiet machine, a moment later on a busy one (until then its seeker can still be
+    // paired, and would be an absent opponent). From then on its seekers never are.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let alive: Option<bool> = sqlx::query_scalar("SELECT bool_or(spelbord_node_alive(node)) FROM lobby_seeks")
+            .fetch_one(&cluster.pool)
+            .await
+            .expect("the seeker's node");
+        if alive != Some(true) {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the killed node's lock outlived it by 10 s");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     // A newcomer on a living node is not paired with the dead node's seeker.
     let newcomer = loop {
         let candidate = lobby_person(&cluster).await;

@@ -1097,7 +1097,7 @@ async fn the_lobby_pairs_across_nodes_exactly_once_and_never_with_a_killed_node_
             break;
         }
         assert!(Instant::now() < deadline, "the killed node's lock outlived it by 10 s");
-        tokio::time::sleep(Duration::from_millis(20)).await;
+        sleep(Duration::from_millis(20)).await;
     }
     // A newcomer on a living node is not paired with the dead node's seeker.
     let newcomer = loop {

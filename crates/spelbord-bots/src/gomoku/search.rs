@@ -214,7 +214,7 @@ impl<'a> Search<'a> {
         }
 
         let forced = self.board.five_cell(them).filter(|_| their_fives == 1);
-        if forced.is_none() && depth > 0 && !after_null && beta - alpha == 1 && self.null_cut(depth, beta, ply) {
+        if forced.is_none() && !after_null && beta - alpha == 1 && self.null_cut(depth, beta, ply) {
             return beta;
         }
         let (moves, next_depth) = match forced {
@@ -398,7 +398,6 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::gomoku::tt::with_table;
     use spelbord_games::gomoku::Variant;
 
     #[test]
@@ -419,13 +418,7 @@ mod tests {
             null_reduction: 0,
             three_extension: 0,
         };
-        let mut cache = Cache::new();
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let found = with_table(|tt| {
-            let roots: Vec<Cell> = moves.clone();
-            Search::new(&mut b, tt, &mut cache, config, deadline).run(&roots, deadline)
-        })
-        .expect("a move");
+        let found = search(&mut b, config);
         assert!(moves.contains(&found.best));
     }
 

@@ -79,15 +79,21 @@ struct Link {
 #[derive(Debug, Clone, Copy)]
 struct SideInfo {
     patterns: [Pattern; 4],
+    /// The four patterns as one number ([`eval::square_code`]), kept with them.
+    code: u16,
     threat: Threat,
     value: i32,
 }
 
 const NO_INFO: SideInfo = SideInfo {
     patterns: [Pattern::Dead; 4],
+    code: 0,
     threat: Threat::None,
     value: 0,
 };
+
+/// What a pattern on each axis adds to [`SideInfo::code`].
+const AXIS_WEIGHT: [i32; 4] = [1000, 100, 10, 1];
 
 /// The board a search works on.
 #[derive(Clone)]
@@ -95,6 +101,8 @@ pub struct Board {
     size: usize,
     /// The variant's pattern table.
     table: &'static pattern::Table,
+    /// Each square code's threat class and value ([`eval::square_classes`]).
+    classes: &'static [(Threat, i32)],
     /// 0 empty, `side + 1` for a stone.
     stones: Vec<u8>,
     /// Each square's neighbourhood on each axis, read for X (X's stones are [`OWN`]).
@@ -152,6 +160,7 @@ impl Board {
         let mut board = Board {
             size,
             table: pattern::table(variant),
+            classes: eval::square_classes(),
             stones: vec![0; cells],
             keys,
             info: vec![[NO_INFO; 2]; cells],
@@ -415,9 +424,11 @@ impl Board {
         let key = self.keys[cell][axis];
         for (side, side_key) in [(0, key), (1, pattern::swap_sides(key))] {
             let info = &mut self.info[cell][side];
-            info.patterns[axis] = self.table.get(side_key);
-            info.threat = Threat::lookup(info.patterns);
-            info.value = eval::square_value(info.patterns, info.threat);
+            let pattern = self.table.get(side_key);
+            let change = (pattern as i32 - info.patterns[axis] as i32) * AXIS_WEIGHT[axis];
+            info.patterns[axis] = pattern;
+            info.code = (i32::from(info.code) + change) as u16;
+            (info.threat, info.value) = self.classes[usize::from(info.code)];
         }
     }
 

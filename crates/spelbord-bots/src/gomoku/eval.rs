@@ -3,6 +3,8 @@
 //! the order in which a search tries moves (attack plus defence on the square, threats
 //! first).
 
+use std::sync::OnceLock;
+
 use super::board::{Board, Cell, Side};
 use super::pattern::{Pattern, Threat};
 
@@ -25,6 +27,33 @@ const PRESSURE: [i32; 13] = [0, 0, 0, 20, 30, 40, 80, 400, 30, 100, 600, 500, 0]
 /// What a stone of a side on an empty square with these patterns would be worth.
 pub fn square_value(patterns: [Pattern; 4], threat: Threat) -> i32 {
     patterns.iter().map(|&p| LINE_VALUE[p as usize]).sum::<i32>() + THREAT_VALUE[threat as usize]
+}
+
+/// The four patterns of a square (one per axis) as one number below 10,000, the index of
+/// [`square_classes`].
+pub fn square_code(patterns: [Pattern; 4]) -> usize {
+    patterns.iter().fold(0, |code, &p| code * 10 + p as usize)
+}
+
+/// For every [`square_code`], the threat class its patterns make and the square's value
+/// ([`square_value`]): made once, read by the board on every change of a square.
+pub fn square_classes() -> &'static [(Threat, i32)] {
+    static CLASSES: OnceLock<Vec<(Threat, i32)>> = OnceLock::new();
+    CLASSES.get_or_init(|| {
+        let mut classes = vec![(Threat::None, 0); 10_000];
+        for a in Pattern::ALL {
+            for b in Pattern::ALL {
+                for c in Pattern::ALL {
+                    for d in Pattern::ALL {
+                        let patterns = [a, b, c, d];
+                        let threat = Threat::of(patterns);
+                        classes[square_code(patterns)] = (threat, square_value(patterns, threat));
+                    }
+                }
+            }
+        }
+        classes
+    })
 }
 
 /// The strongest threat class `side` holds on some empty square.
@@ -109,5 +138,15 @@ mod tests {
             Threat::Flex4,
         );
         assert!(four > three);
+    }
+
+    #[test]
+    fn the_square_table_agrees_with_the_patterns() {
+        use Pattern::*;
+        for patterns in [[F3, Dead, B4, F2], [Dead; 4], [F5, F5, F5, F5], [B1, F2, B3, F3]] {
+            let threat = Threat::of(patterns);
+            let expected = (threat, square_value(patterns, threat));
+            assert_eq!(square_classes()[square_code(patterns)], expected, "{patterns:?}");
+        }
     }
 }

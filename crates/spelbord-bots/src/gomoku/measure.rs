@@ -223,6 +223,76 @@ fn gomoku_match() {
     assert_eq!(report.games.len(), spec.games as usize);
 }
 
+/// How fast the main search visits positions: Hard's search to a fixed depth on game-like
+/// middle games (`GOMOKU_SPEED="depth positions"`, default `7 30`), with the thread's CPU
+/// time per position and a checksum of the moves and scores found (the same before and
+/// after a change that only makes the search faster). Printed, not checked.
+#[test]
+#[ignore = "a measurement: prints the main search's speed"]
+fn search_speed() {
+    use super::board::Board;
+    use super::tt::Table;
+    use rand::{Rng, SeedableRng};
+    use spelbord_games::gomoku::Variant;
+    use std::time::{Duration, Instant};
+    let text = std::env::var("GOMOKU_SPEED").unwrap_or_else(|_| "7 30".to_owned());
+    let words: Vec<u64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
+    let (depth, count) = match words[..] {
+        [d, n] => (d as i32, n),
+        _ => panic!("GOMOKU_SPEED needs two numbers, not {text:?}"),
+    };
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+    let config = search::Config {
+        max_depth: depth,
+        ..think::HARD.search
+    };
+    let far = Instant::now() + Duration::from_secs(3600);
+    let (mut nodes, mut cpu, mut checksum) = (0u64, Duration::ZERO, 0u64);
+    for _ in 0..count {
+        // A middle game of 12 to 30 stones, each side playing one of its three best-ordered
+        // squares, stopping before anyone has a four to play.
+        let mut board = Board::new(15, Variant::Free);
+        let stones = rng.random_range(12..30);
+        while board.stone_count() < stones {
+            let mut moves = search::candidates(&board);
+            moves.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let pick = moves[rng.random_range(0..moves.len().min(3))].0;
+            board.play(pick);
+            if board.count_from(board.to_move(), super::pattern::Threat::Block4) > 0 {
+                break;
+            }
+        }
+        let mut roots = search::threat_candidates(&mut board);
+        roots.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        let roots: Vec<_> = roots.into_iter().take(think::HARD.root_width).map(|(c, _)| c).collect();
+        let mut table = Table::new(20, u16::MAX, crate::tt::Earlier::Used);
+        let mut cache = vcf::Cache::new();
+        let before = thread_cpu();
+        let found = search::Search::new(&mut board, &mut table, &mut cache, config, far)
+            .run(&roots, far)
+            .expect("a move");
+        cpu += thread_cpu() - before;
+        nodes += found.nodes;
+        checksum = checksum
+            .wrapping_mul(31)
+            .wrapping_add(found.best as u64 * 65_536 + found.score as u64);
+    }
+    println!(
+        "search to depth {depth} on {count} positions: {nodes} positions in {:.1} ms of CPU ({:.3} µs a position); checksum {checksum:x}",
+        cpu.as_secs_f64() * 1000.0,
+        cpu.as_secs_f64() * 1e6 / nodes.max(1) as f64
+    );
+}
+
+/// This thread's CPU time so far.
+fn thread_cpu() -> std::time::Duration {
+    let mut time = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `time` is a valid timespec for the call to fill.
+    let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut time) } == 0;
+    assert!(ok, "the thread's CPU clock");
+    std::time::Duration::new(time.tv_sec as u64, time.tv_nsec as u32)
+}
+
 /// How fast the VCT search visits positions, on random middle games (a number for the
 /// budgets in `think.rs`, printed, not checked).
 #[test]

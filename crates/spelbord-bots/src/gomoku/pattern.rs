@@ -80,7 +80,8 @@ pub enum Pattern {
 }
 
 impl Pattern {
-    const ALL: [Pattern; 10] = [
+    /// Every pattern, weakest first (a pattern's number indexes it).
+    pub const ALL: [Pattern; 10] = [
         Pattern::Dead,
         Pattern::B1,
         Pattern::F1,
@@ -203,22 +204,6 @@ impl Threat {
         } else {
             Threat::None
         }
-    }
-
-    /// The class of the four line patterns through a square, from a table made once.
-    #[inline]
-    pub fn lookup(patterns: [Pattern; 4]) -> Threat {
-        static CLASSES: OnceLock<Vec<Threat>> = OnceLock::new();
-        let classes = CLASSES.get_or_init(|| {
-            (0..10_000)
-                .map(|code: usize| {
-                    let digit = |d: u32| Pattern::ALL[code / 10usize.pow(d) % 10];
-                    Threat::of([digit(3), digit(2), digit(1), digit(0)])
-                })
-                .collect()
-        });
-        let code = patterns.iter().fold(0, |code, &p| code * 10 + p as usize);
-        classes[code]
     }
 
     /// Whether the stone makes at least a four (the opponent must answer at once).
@@ -395,7 +380,5 @@ mod tests {
         assert_eq!(Threat::of([F3, F3, F1, Dead]), Threat::Flex3x2);
         assert_eq!(Threat::of([F2, B1, F1, Dead]), Threat::Flex2);
         assert!(Threat::Block4.is_four() && !Threat::Flex3x2.is_four());
-        let some = [F3, Dead, B4, F2];
-        assert_eq!(Threat::lookup(some), Threat::of(some));
     }
 }

@@ -339,8 +339,15 @@ impl<'a> Search<'a> {
                 *score += 200;
             }
         }
-        scored.sort_unstable_by_key(|&(_, score)| std::cmp::Reverse(score));
-        scored.truncate(self.config.width);
+        // Best first, ties by square; only the best `width` need an order.
+        let order = |a: &(Cell, i32), b: &(Cell, i32)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
+        let width = self.config.width;
+        if scored.len() > width && width > 0 {
+            scored.select_nth_unstable_by(width - 1, order);
+            scored.truncate(width);
+        }
+        scored.sort_unstable_by(order);
+        scored.truncate(width);
         scored.into_iter().map(|(cell, _)| cell).collect()
     }
 

@@ -1,6 +1,7 @@
 //! The `spelbord` binary: with no arguments (or `serve`), load configuration, open the
 //! database and serve until Ctrl-C or SIGTERM; `spelbord perft GAME --depth N` counts moves;
-//! `spelbord arena --game G --a LEVEL --b LEVEL --games N` plays bots against each other.
+//! `spelbord arena --game G --a LEVEL --b LEVEL --games N` plays bots against each other;
+//! `spelbord gomocup --strength S` is our Gomoku bot as a Gomocup engine on stdin and stdout.
 
 /// mimalloc instead of the system allocator: a move allocates and frees many small buffers
 /// (frames, views, JSON), and glibc's malloc spent a sixth of the server's CPU on them
@@ -14,9 +15,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use spelbord::app::App;
-use spelbord::bots::BotChoice;
 use spelbord::bots::arena::{self, MatchSpec};
+use spelbord::bots::brain::{Brain, Step};
 use spelbord::bots::engine::Engines;
+use spelbord::bots::{BotChoice, Strength};
 use spelbord::config::{LogFormat, Settings};
 use spelbord::games::{AnySettings, GameKind, SettingsReader};
 use spelbord::store::Database;
@@ -70,6 +72,14 @@ enum Command {
         #[arg(long)]
         moves: bool,
     },
+    /// Play Gomoku as a Gomocup (piskvork) engine on standard input and output, for
+    /// piskvork, a tournament manager or `engine:NAME` (see docs/bots.md, "Our bot as a
+    /// Gomocup engine").
+    Gomocup {
+        /// random, easy, medium or hard.
+        #[arg(long, default_value = "hard", value_parser = parse_own_strength)]
+        strength: Strength,
+    },
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -85,6 +95,10 @@ fn parse_strength(text: &str) -> Result<BotChoice, String> {
         .ok_or_else(|| format!("unknown strength \"{text}\"; one of random, easy, medium, hard, engine:NAME"))
 }
 
+fn parse_own_strength(text: &str) -> Result<Strength, String> {
+    Strength::from_id(text).ok_or_else(|| format!("unknown strength \"{text}\"; one of random, easy, medium, hard"))
+}
+
 #[derive(Clone, Copy, ValueEnum)]
 enum PerftGame {
     LinesOfAction,
@@ -96,6 +110,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve(),
+        Command::Gomocup { strength } => gomocup(strength),
         Command::Perft { game, depth, position } => {
             let game = match game {
                 PerftGame::LinesOfAction => GameKind::LinesOfAction,
@@ -179,6 +194,29 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// Answers a Gomocup manager line by line until `END` or the end of input.
+fn gomocup(strength: Strength) -> ExitCode {
+    use std::io::{BufRead, Write};
+    let mut brain = Brain::new(strength);
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else {
+            return ExitCode::FAILURE;
+        };
+        match brain.handle(&line) {
+            Step::End => break,
+            Step::Answer(lines) => {
+                for answer in lines {
+                    if writeln!(out, "{answer}").and_then(|()| out.flush()).is_err() {
+                        return ExitCode::FAILURE;
+                    }
+                }
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }
 
 fn run_arena(kind: GameKind, spec: &MatchSpec, print_moves: bool) {

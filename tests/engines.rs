@@ -1,6 +1,7 @@
 //! External engines in seats (docs/bots.md, "Engines"), over real WebSockets: a Gomocup
 //! engine — a tiny random mover compiled from `tests/support/gomocup_fake.rs` for these tests
-//! — plays a whole game against a person; its illegal answers, its death and its hanging
+//! — plays a whole game against a person, and so does our own bot as one (`spelbord
+//! gomocup`); the fake's illegal answers, its death and its hanging
 //! each fall back to our hard bot for that move and are counted; a hung engine is killed;
 //! only engines configured for the table's game are seated; and Fairy-Stockfish holds a
 //! Bughouse seat (skipped when it is not installed, except under CI).
@@ -133,6 +134,31 @@ async fn a_gomocup_engine_plays_a_whole_game_against_a_person() {
         "every answer of the engine was its own"
     );
     assert_eq!(starts(&text, "rnd"), 1.0, "one process served the whole game");
+}
+
+#[tokio::test]
+async fn our_own_bot_as_a_gomocup_engine_holds_a_seat_and_wins() {
+    // `spelbord gomocup` (crates/spelbord-bots/src/brain.rs) behind our engine adapter.
+    let command = [env!("CARGO_BIN_EXE_spelbord"), "gomocup", "--strength", "hard"];
+    let ours = engine(json!({
+        "game": "gomoku", "protocol": "gomocup", "command": command,
+        "move_ms": 200, "margin_ms": 2_000, "name": "spelbord",
+    }));
+    let app = app_with(vec![("ours", ours)]).await;
+    let (id, mut mirror) = table_with(
+        &app,
+        "gomoku",
+        json!({"seating": "chosen", "opening": "free", "bots": {"1": "engine:ours"}}),
+    )
+    .await;
+    let mut person = person_at(&app, &id).await;
+    let played = person.play_randomly(&mut mirror, &[0], 11, usize::MAX).await;
+    let over = played.over.expect("the game ends");
+    assert_eq!(over["result"]["winners"], json!([1]), "Hard beats random moves: {over}");
+    assert!(played.theirs >= 4, "{over}");
+    let text = scrape(&app).await;
+    assert_eq!(fallbacks(&text, "ours", None), 0.0, "every answer was the brain's own");
+    assert_eq!(starts(&text, "ours"), 1.0, "one process served the whole game");
 }
 
 #[tokio::test]

@@ -16,8 +16,10 @@
 //!   per seat).
 //! - [`choice`]: who holds a bot seat, one of our strengths or a configured engine
 //!   (`engine:NAME`); [`engine`]: external engines, their processes and protocols.
+//! - [`brain`]: the other way round, our Gomoku bot as a Gomocup engine (`spelbord gomocup`).
 
 pub mod arena;
+pub mod brain;
 pub mod budget;
 pub mod bughouse;
 pub mod choice;

@@ -81,12 +81,12 @@ impl Gomocup {
 }
 
 /// Our square in piskvork's coordinates on a board of `size`.
-pub(super) fn to_xy(square: Square, size: u8) -> (u8, u8) {
+pub(crate) fn to_xy(square: Square, size: u8) -> (u8, u8) {
     (square.col(), size.saturating_sub(1).saturating_sub(square.row()))
 }
 
 /// Piskvork's `x,y` as our square, if it is on a board of `size`.
-pub(super) fn from_xy(text: &str, size: u8) -> Option<Square> {
+pub(crate) fn from_xy(text: &str, size: u8) -> Option<Square> {
     let (x, y) = text.trim().split_once(',')?;
     let (x, y): (u8, u8) = (x.trim().parse().ok()?, y.trim().parse().ok()?);
     if x >= size || y >= size {

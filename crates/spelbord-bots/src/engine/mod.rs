@@ -13,7 +13,7 @@
 //! asks it which engines a game offers and whether a seat may take one.
 
 pub mod config;
-mod gomocup;
+pub(crate) mod gomocup;
 mod process;
 mod session;
 mod uci;

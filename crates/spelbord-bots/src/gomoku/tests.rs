@@ -276,6 +276,18 @@ fn the_centre_opening_is_respected() {
 }
 
 #[test]
+fn on_an_empty_free_board_the_searching_strengths_start_in_the_centre() {
+    // The free opening allows any first square; Medium and Hard take the centre (they
+    // once played a random square there, having no stone to play next to).
+    let g = game(&[], &[]);
+    for strength in [Strength::Medium, Strength::Hard] {
+        for seed in 0..4 {
+            assert_eq!(decide(&g, strength, &ctx(seed)), sq("H8"), "{strength:?}");
+        }
+    }
+}
+
+#[test]
 fn draws_are_refused_in_a_live_game() {
     let g = game(&["H8", "I9", "J7"], &["H9", "G7"]);
     for strength in THINKERS {

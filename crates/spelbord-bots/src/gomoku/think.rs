@@ -42,6 +42,8 @@ pub const MEDIUM: Level = Level {
         double_threats: false,
         null_reduction: 0,
         three_extension: 0,
+        late_reduction: 0,
+        history: false,
     },
     root_vcf: None,
     vcf_defence: false,
@@ -61,6 +63,8 @@ pub const HARD: Level = Level {
         double_threats: true,
         null_reduction: 5,
         three_extension: 6,
+        late_reduction: 0,
+        history: false,
     },
     root_vcf: Some(vcf::Limits {
         fours: 30,
@@ -146,14 +150,16 @@ fn choose_with(board: &mut Board, level: &Level, ctx: &Context, vct_table: &mut 
     };
     roots.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     if board.stone_count() < VARIED_OPENING
-        && let Some(&(_, top)) = roots.first()
+        && let Some(&(top_cell, top)) = roots.first()
     {
         let close: Vec<Cell> = roots
             .iter()
             .filter(|&&(cell, score)| score * 10 >= top * 9 && board.touches_stone(cell))
             .map(|&(cell, _)| cell)
             .collect();
-        return close.get(ctx.rng().random_range(0..close.len().max(1))).copied();
+        // On an empty board no square touches a stone: the best one (the centre) then.
+        let picked = close.get(ctx.rng().random_range(0..close.len().max(1))).copied();
+        return picked.or(Some(top_cell));
     }
     let mut roots: Vec<Cell> = roots.into_iter().map(|(cell, _)| cell).collect();
 

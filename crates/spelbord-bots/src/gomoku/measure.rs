@@ -119,8 +119,7 @@ fn side(word: &str) -> (Strength, think::Level) {
 /// Hard with tuning words after `hard+`, joined by `+`: `novct`, `nolv` (no leaf VCF),
 /// `wN` (width N), `lvN` (leaf VCF of N positions), `vctN` (root VCT of N positions),
 /// `nullR` (null-move pruning with reduction R), `extN` (answers to a three, when at most
-/// N, cost no depth), `softP` (no new iteration after P % of the search's time), `lateN`
-/// (late moves of deep nodes reduced N plies more), `hist` (the history heuristic).
+/// N, cost no depth), `softP` (no new iteration after P % of the search's time).
 fn tuned(mut level: think::Level, words: &str) -> think::Level {
     for word in words.split('+') {
         let number = |prefix: &str| -> u64 {
@@ -131,8 +130,6 @@ fn tuned(mut level: think::Level, words: &str) -> think::Level {
         match word {
             "novct" => level.vct = None,
             "nolv" => level.search.leaf_vcf = None,
-            "hist" => level.search.history = true,
-            w if w.starts_with("late") => level.search.late_reduction = number("late") as i32,
             w if w.starts_with("null") => level.search.null_reduction = number("null") as i32,
             w if w.starts_with("ext") => level.search.three_extension = number("ext") as usize,
             w if w.starts_with("soft") => level.soft_share = number("soft") as f64 / 100.0,

@@ -30,11 +30,6 @@ const INFINITY: i32 = 31_000;
 /// Nodes deeper than this are evaluated statically (forced sequences extend the search).
 const MAX_PLY: usize = 64;
 
-/// A square's history counts `HISTORY_SCALE` to a point of ordering score, at most
-/// `HISTORY_CAP` points (a killer move gets 200).
-const HISTORY_SCALE: i32 = 8;
-const HISTORY_CAP: i32 = 200;
-
 /// What a search knows and may do: the strengths differ here.
 #[derive(Debug, Clone, Copy)]
 pub struct Config {
@@ -58,12 +53,6 @@ pub struct Config {
     /// A node answering a three (the opponent has an open four to make) with at most this
     /// many moves searches them without using depth (0: never).
     pub three_extension: usize,
-    /// Late moves (the seventh on) of a node with at least five plies to go are reduced by
-    /// this much more than the one ply of every late quiet move.
-    pub late_reduction: i32,
-    /// Order quiet moves also by how often they cut off elsewhere in this search (the
-    /// history heuristic).
-    pub history: bool,
 }
 
 /// The outcome of a search.
@@ -88,8 +77,6 @@ pub struct Search<'a> {
     nodes: u64,
     /// Two quiet moves per ply that caused cut-offs.
     killers: Vec<[Option<Cell>; 2]>,
-    /// Per square and side, the squared depths of the cut-offs its quiet move caused.
-    history: Vec<[i32; 2]>,
 }
 
 impl<'a> Search<'a> {
@@ -100,7 +87,6 @@ impl<'a> Search<'a> {
         config: Config,
         deadline: Instant,
     ) -> Self {
-        let cells = board.cells();
         Search {
             board,
             tt,
@@ -110,7 +96,6 @@ impl<'a> Search<'a> {
             stopped: false,
             nodes: 0,
             killers: vec![[None; 2]; MAX_PLY + 2],
-            history: vec![[0; 2]; cells],
         }
     }
 
@@ -255,12 +240,7 @@ impl<'a> Search<'a> {
             let score = if i == 0 {
                 -self.node(next_depth, -beta, -alpha, ply + 1)
             } else {
-                let late = if i >= 6 && depth >= 5 {
-                    self.config.late_reduction
-                } else {
-                    0
-                };
-                let reduction = if quiet && depth >= 3 && i >= 3 { 1 + late } else { 0 };
+                let reduction = i32::from(quiet && depth >= 3 && i >= 3);
                 let mut s = -self.node(next_depth - reduction, -alpha - 1, -alpha, ply + 1);
                 if s > alpha && reduction > 0 && !self.stopped {
                     s = -self.node(next_depth, -alpha - 1, -alpha, ply + 1);
@@ -282,10 +262,6 @@ impl<'a> Search<'a> {
                     if alpha >= beta {
                         if quiet {
                             self.remember_killer(ply, cell);
-                            if self.config.history {
-                                let h = &mut self.history[cell][us];
-                                *h = h.saturating_add(depth * depth);
-                            }
                         }
                         break;
                     }
@@ -356,17 +332,11 @@ impl<'a> Search<'a> {
             candidates(self.board)
         };
         let killers = self.killers[ply];
-        let us = self.board.to_move();
         for (cell, score) in &mut scored {
             if Some(*cell) == tt_move {
                 *score = i32::MAX;
-                continue;
-            }
-            if killers.contains(&Some(*cell)) {
+            } else if killers.contains(&Some(*cell)) {
                 *score += 200;
-            }
-            if self.config.history {
-                *score += (self.history[*cell][us] / HISTORY_SCALE).min(HISTORY_CAP);
             }
         }
         // Best first, ties by square; only the best `width` need an order.
@@ -454,8 +424,6 @@ mod tests {
             double_threats: false,
             null_reduction: 0,
             three_extension: 0,
-            late_reduction: 0,
-            history: false,
         };
         let found = search(&mut b, config);
         assert!(moves.contains(&found.best));
@@ -481,8 +449,6 @@ mod tests {
             double_threats: true,
             null_reduction,
             three_extension,
-            late_reduction: 0,
-            history: false,
         }
     }
 

@@ -42,8 +42,6 @@ pub const MEDIUM: Level = Level {
         double_threats: false,
         null_reduction: 0,
         three_extension: 0,
-        late_reduction: 0,
-        history: false,
     },
     root_vcf: None,
     vcf_defence: false,
@@ -63,8 +61,6 @@ pub const HARD: Level = Level {
         double_threats: true,
         null_reduction: 5,
         three_extension: 6,
-        late_reduction: 0,
-        history: false,
     },
     root_vcf: Some(vcf::Limits {
         fours: 30,

@@ -42,6 +42,15 @@ pub enum Step {
     End,
 }
 
+/// The lines of a `BOARD` so far.
+#[derive(Default)]
+struct BoardReading {
+    /// (square, 1 ours or 2 theirs), in the order given.
+    stones: Vec<(Square, u8)>,
+    /// The first line that could not be read, if any: the whole `BOARD` is refused.
+    bad: Option<String>,
+}
+
 /// One conversation with a manager.
 pub struct Brain {
     strength: Strength,
@@ -51,8 +60,8 @@ pub struct Brain {
     turn_ms: u64,
     match_ms: u64,
     time_left_ms: Option<u64>,
-    /// The stones of a `BOARD` being read: (square, 1 ours or 2 theirs).
-    board: Option<Vec<(Square, u8)>>,
+    /// The `BOARD` being read, until its `DONE`.
+    board: Option<BoardReading>,
     /// Seeds each move's search (moves differ, games repeat).
     moves_made: u64,
 }
@@ -76,19 +85,21 @@ impl Brain {
     /// What to answer to one line from the manager.
     pub fn handle(&mut self, line: &str) -> Step {
         let line = line.trim();
-        if let Some(stones) = &mut self.board {
+        if let Some(reading) = &mut self.board {
             if line.eq_ignore_ascii_case("DONE") {
-                let stones = self.board.take().unwrap_or_default();
-                return self.set_position(&stones);
+                let reading = self.board.take().unwrap_or_default();
+                return match reading.bad {
+                    Some(bad) => error(&bad),
+                    None => self.set_position(&reading.stones),
+                };
             }
             match parse_stone(line, self.size) {
-                Some(stone) => stones.push(stone),
+                Some(stone) => reading.stones.push(stone),
                 None => {
-                    self.board = None;
-                    return error(&format!(
-                        "a BOARD line is x,y,1 or x,y,2 on the board, not {}",
-                        cut(line)
-                    ));
+                    // Answered at DONE, once, and nothing changes.
+                    reading.bad.get_or_insert_with(|| {
+                        format!("a BOARD line is x,y,1 or x,y,2 on the board, not {}", cut(line))
+                    });
                 }
             }
             return Step::Answer(Vec::new());
@@ -110,7 +121,7 @@ impl Brain {
             "BEGIN" => error("BEGIN on a board with stones"),
             "TURN" => self.turn(rest),
             "BOARD" => {
-                self.board = Some(Vec::new());
+                self.board = Some(BoardReading::default());
                 Step::Answer(Vec::new())
             }
             "INFO" => self.info(rest),
@@ -376,7 +387,10 @@ mod tests {
         b.handle("8,8,1");
         assert!(one(&mut b, "DONE").starts_with("ERROR"));
         b.handle("BOARD");
-        assert!(one(&mut b, "7,7,3").starts_with("ERROR"));
+        for line in ["7,7,3", "8,8,1", "9,9,2"] {
+            assert!(lines(b.handle(line)).is_empty(), "answered at DONE");
+        }
+        assert!(one(&mut b, "DONE").starts_with("ERROR"));
         assert_eq!(b.game.moves(), before);
         assert!(one(&mut b, "ABOUT").starts_with("name=\"spelbord\""));
         assert_eq!(b.handle("END"), Step::End);

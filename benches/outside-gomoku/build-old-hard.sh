@@ -26,17 +26,18 @@ mkdir -p "$out/src"
 git -C "$repo" archive "$commit" | tar -x -C "$out/src"
 bots="$out/src/crates/spelbord-bots"
 
-# Today's brain, and the two coordinate functions it takes from engine/gomocup.rs.
+# Today's brain, and the functions it takes from engine/gomocup.rs (coordinates, cut).
 cp "$repo/crates/spelbord-bots/src/brain.rs" "$bots/src/"
 if [ -f "$bots/src/engine/gomocup.rs" ]; then
     sed -i 's/^mod gomocup;/pub(crate) mod gomocup;/' "$bots/src/engine/mod.rs"
-    sed -i 's/pub(super) fn \(to_xy\|from_xy\)/pub(crate) fn \1/' "$bots/src/engine/gomocup.rs"
+    sed -i -e 's/pub(super) fn \(to_xy\|from_xy\)/pub(crate) fn \1/' \
+        -e 's/^fn cut/pub(crate) fn cut/' "$bots/src/engine/gomocup.rs"
 else
     {
-        echo "//! The piskvork coordinates of engine/gomocup.rs, for the brain."
+        echo "//! What the brain takes from today's engine/gomocup.rs."
         echo "pub(crate) mod gomocup {"
         echo "    use spelbord_games::gomoku::Square;"
-        awk '/^\/\/\/ Our square in piskvork/ { on = 1 } /^fn cut/ { on = 0 } on' \
+        awk '/^\/\/\/ Our square in piskvork/ { on = 1 } /^#\[cfg\(test\)\]/ { on = 0 } on' \
             "$repo/crates/spelbord-bots/src/engine/gomocup.rs"
         echo "}"
     } > "$bots/src/engine.rs"

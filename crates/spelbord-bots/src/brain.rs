@@ -10,9 +10,10 @@
 //! (`timeout_turn`, `timeout_match`, `time_left`, `rule`: bit 1 set plays exactly five,
 //! renju and caro are refused), `ABOUT`, `END`. Anything else is answered `UNKNOWN`; a
 //! command that cannot be carried out (a taken square, a size we do not play, a position
-//! no game reaches) is answered `ERROR` and changes nothing.
+//! no game reaches, a `BOARD` line it cannot read: answered at `DONE`) is answered `ERROR`
+//! and changes nothing.
 //!
-//! Coordinates are piskvork's ([`to_xy`]); the time for a move is `timeout_turn` less
+//! Coordinates are piskvork's (as in `engine/gomocup.rs`); the time for a move is `timeout_turn` less
 //! [`TURN_MARGIN_MS`], and with a match clock at most a [`MATCH_SHARE`]th of `time_left`.
 //! The protocol has no resignation: where our bot would resign, the brain plays Easy's move.
 
@@ -21,7 +22,7 @@ use std::time::Duration;
 use spelbord_games::gomoku::{Gomoku, GomokuMove, GomokuSettings, Opening, Square, Variant};
 use spelbord_games::{Rules, Seat};
 
-use crate::engine::gomocup::{from_xy, to_xy};
+use crate::engine::gomocup::{cut, from_xy, to_xy};
 use crate::{Bot, Context, Decision, Strength};
 
 /// The time kept back from each `timeout_turn` for reading, writing and the manager.
@@ -279,11 +280,6 @@ fn parse_stone(line: &str, size: u8) -> Option<(Square, u8)> {
 
 fn error(text: &str) -> Step {
     Step::Answer(vec![format!("ERROR {text}")])
-}
-
-/// A manager's text, shortened for an answer.
-fn cut(text: &str) -> String {
-    text.chars().take(40).collect()
 }
 
 #[cfg(test)]

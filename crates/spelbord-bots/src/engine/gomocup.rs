@@ -95,7 +95,8 @@ pub(crate) fn from_xy(text: &str, size: u8) -> Option<Square> {
     Square::new(x, size - 1 - y)
 }
 
-fn cut(line: &str) -> String {
+/// A line of the other side's, shortened for a message of ours.
+pub(crate) fn cut(line: &str) -> String {
     line.chars().take(40).collect()
 }
 

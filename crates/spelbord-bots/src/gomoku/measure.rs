@@ -255,7 +255,7 @@ fn search_speed() {
         let stones = rng.random_range(12..30);
         while board.stone_count() < stones {
             let mut moves = search::candidates(&board);
-            moves.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            moves.sort_unstable_by(search::best_first);
             let pick = moves[rng.random_range(0..moves.len().min(3))].0;
             board.play(pick);
             if board.count_from(board.to_move(), super::pattern::Threat::Block4) > 0 {
@@ -263,7 +263,7 @@ fn search_speed() {
             }
         }
         let mut roots = search::threat_candidates(&mut board);
-        roots.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        roots.sort_unstable_by(search::best_first);
         let roots: Vec<_> = roots.into_iter().take(think::HARD.root_width).map(|(c, _)| c).collect();
         let mut table = Table::new(20, u16::MAX, crate::tt::Earlier::Used);
         let mut cache = vcf::Cache::new();

@@ -339,15 +339,13 @@ impl<'a> Search<'a> {
                 *score += 200;
             }
         }
-        // Best first, ties by square; only the best `width` need an order.
-        let order = |a: &(Cell, i32), b: &(Cell, i32)| b.1.cmp(&a.1).then(a.0.cmp(&b.0));
+        // Only the best `width` need an order.
         let width = self.config.width;
-        if scored.len() > width && width > 0 {
-            scored.select_nth_unstable_by(width - 1, order);
-            scored.truncate(width);
+        if width > 0 && scored.len() > width {
+            scored.select_nth_unstable_by(width - 1, best_first);
         }
-        scored.sort_unstable_by(order);
         scored.truncate(width);
+        scored.sort_unstable_by(best_first);
         scored.into_iter().map(|(cell, _)| cell).collect()
     }
 
@@ -358,6 +356,12 @@ impl<'a> Search<'a> {
             slot[0] = Some(cell);
         }
     }
+}
+
+/// The order of scored moves: the highest score first, ties by square (so that an order
+/// never depends on how a sort breaks ties).
+pub fn best_first(a: &(Cell, i32), b: &(Cell, i32)) -> std::cmp::Ordering {
+    b.1.cmp(&a.1).then(a.0.cmp(&b.0))
 }
 
 /// The moves worth trying for the side to move, with their ordering scores (unsorted):

@@ -144,7 +144,7 @@ fn choose_with(board: &mut Board, level: &Level, ctx: &Context, vct_table: &mut 
     } else {
         search::candidates(board)
     };
-    roots.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    roots.sort_unstable_by(search::best_first);
     if board.stone_count() < VARIED_OPENING
         && let Some(&(top_cell, top)) = roots.first()
     {

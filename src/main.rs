@@ -16,7 +16,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand, ValueEnum};
 use spelbord::app::App;
 use spelbord::bots::arena::{self, MatchSpec};
-use spelbord::bots::brain::{Brain, Step};
+use spelbord::bots::brain;
 use spelbord::bots::engine::Engines;
 use spelbord::bots::{BotChoice, Strength};
 use spelbord::config::{LogFormat, Settings};
@@ -196,27 +196,12 @@ fn main() -> ExitCode {
     }
 }
 
-/// Answers a Gomocup manager line by line until `END` or the end of input.
+/// Answers a Gomocup manager on stdin and stdout until `END` or the end of input.
 fn gomocup(strength: Strength) -> ExitCode {
-    use std::io::{BufRead, Write};
-    let mut brain = Brain::new(strength);
-    let mut out = std::io::stdout().lock();
-    for line in std::io::stdin().lock().lines() {
-        let Ok(line) = line else {
-            return ExitCode::FAILURE;
-        };
-        match brain.handle(&line) {
-            Step::End => break,
-            Step::Answer(lines) => {
-                for answer in lines {
-                    if writeln!(out, "{answer}").and_then(|()| out.flush()).is_err() {
-                        return ExitCode::FAILURE;
-                    }
-                }
-            }
-        }
+    match brain::run(strength, std::io::stdin().lock(), std::io::stdout().lock()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(_) => ExitCode::FAILURE,
     }
-    ExitCode::SUCCESS
 }
 
 fn run_arena(kind: GameKind, spec: &MatchSpec, print_moves: bool) {

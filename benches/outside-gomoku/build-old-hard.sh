@@ -48,27 +48,11 @@ sed -i 's/^pub mod arena;$/pub mod arena;\npub mod brain;/' "$bots/src/lib.rs"
 mkdir -p "$bots/examples"
 cat > "$bots/examples/gomocup.rs" <<'EOF'
 //! An older bot behind today's Gomocup brain: `gomocup [STRENGTH]` on stdin and stdout.
-use std::io::{BufRead, Write};
-
 use spelbord_bots::Strength;
-use spelbord_bots::brain::{Brain, Step};
 
 fn main() {
     let strength = std::env::args().nth(1).and_then(|s| Strength::from_id(&s)).unwrap_or(Strength::Hard);
-    let mut brain = Brain::new(strength);
-    let mut out = std::io::stdout().lock();
-    for line in std::io::stdin().lock().lines().map_while(Result::ok) {
-        match brain.handle(&line) {
-            Step::End => return,
-            Step::Answer(lines) => {
-                for answer in lines {
-                    if writeln!(out, "{answer}").and_then(|()| out.flush()).is_err() {
-                        return;
-                    }
-                }
-            }
-        }
-    }
+    let _ = spelbord_bots::brain::run(strength, std::io::stdin().lock(), std::io::stdout().lock());
 }
 EOF
 (cd "$out/src" && CARGO_TARGET_DIR="$out/target" nice -n 19 \

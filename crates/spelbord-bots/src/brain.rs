@@ -17,6 +17,7 @@
 //! [`TURN_MARGIN_MS`], and with a match clock at most a [`MATCH_SHARE`]th of `time_left`.
 //! The protocol has no resignation: where our bot would resign, the brain plays Easy's move.
 
+use std::io::{self, BufRead, Write};
 use std::time::Duration;
 
 use spelbord_games::gomoku::{Gomoku, GomokuMove, GomokuSettings, Opening, Square, Variant};
@@ -41,6 +42,24 @@ pub enum Step {
     Answer(Vec<String>),
     /// `END`: stop.
     End,
+}
+
+/// Answers a manager's lines from `input` on `output` (each answer flushed at once) until
+/// `END` or the end of the input; `spelbord gomocup` runs it on stdin and stdout.
+pub fn run(strength: Strength, input: impl BufRead, mut output: impl Write) -> io::Result<()> {
+    let mut brain = Brain::new(strength);
+    for line in input.lines() {
+        match brain.handle(&line?) {
+            Step::End => break,
+            Step::Answer(lines) => {
+                for answer in lines {
+                    writeln!(output, "{answer}")?;
+                    output.flush()?;
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The lines of a `BOARD` so far.
@@ -175,11 +194,7 @@ impl Brain {
                 if variant != self.variant {
                     self.variant = variant;
                     let moves = self.game.moves().to_vec();
-                    if let Some(game) = replay(self.size, variant, &moves) {
-                        self.game = game;
-                    } else {
-                        self.game = new_game(self.size, variant);
-                    }
+                    self.game = replay(self.size, variant, &moves).unwrap_or_else(|| new_game(self.size, variant));
                 }
             }
             _ => {}
@@ -403,6 +418,18 @@ mod tests {
         assert_eq!(one(&mut b, "START 19"), "OK");
         assert_eq!(b.game.size(), 19);
         assert_eq!(b.game.variant(), Variant::Exact5, "the rule outlives a START");
+    }
+
+    #[test]
+    fn run_answers_line_by_line_until_end() {
+        let input = "START 15\nINFO timeout_turn 80\nBEGIN\nEND\nABOUT\n";
+        let mut output = Vec::new();
+        run(Strength::Easy, input.as_bytes(), &mut output).expect("in memory");
+        let text = String::from_utf8(output).expect("text");
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "OK and a move, nothing after END: {text}");
+        assert_eq!(lines[0], "OK");
+        assert!(from_xy(lines[1], 15).is_some(), "{text}");
     }
 
     #[test]

@@ -83,6 +83,9 @@ struct SideInfo {
     code: u16,
     threat: Threat,
     value: i32,
+    /// The learned weights of the square's shape, as the side to move's and as the
+    /// waiting side's ([`eval::SquareClass::learned`]).
+    learned: [i16; 2],
 }
 
 const NO_INFO: SideInfo = SideInfo {
@@ -90,6 +93,7 @@ const NO_INFO: SideInfo = SideInfo {
     code: 0,
     threat: Threat::None,
     value: 0,
+    learned: [0; 2],
 };
 
 /// What a pattern on each axis adds to [`SideInfo::code`].
@@ -102,7 +106,7 @@ pub struct Board {
     /// The variant's pattern table.
     table: &'static pattern::Table,
     /// Each square code's threat class and value ([`eval::square_classes`]).
-    classes: &'static [(Threat, i32)],
+    classes: &'static [eval::SquareClass],
     /// 0 empty, `side + 1` for a stone.
     stones: Vec<u8>,
     /// Each square's neighbourhood on each axis, read for X (X's stones are [`OWN`]).
@@ -113,6 +117,9 @@ pub struct Board {
     threat_count: [[u16; Threat::COUNT]; 2],
     /// Per side, the sum of the values of the empty squares.
     totals: [i32; 2],
+    /// Per side, the sums of the learned weights of the empty squares' shapes, as the
+    /// side to move's and as the waiting side's.
+    learned: [[i32; 2]; 2],
     /// How many stones lie within [`NEAR`] of each square.
     near: Vec<u8>,
     /// For each square, the neighbours whose keys it is part of.
@@ -166,6 +173,7 @@ impl Board {
             info: vec![[NO_INFO; 2]; cells],
             threat_count: [[0; Threat::COUNT]; 2],
             totals: [0; 2],
+            learned: [[0; 2]; 2],
             near: vec![0; cells],
             links,
             hash: if variant == Variant::Exact5 { ZOBRIST.exact5 } else { 0 },
@@ -274,6 +282,12 @@ impl Board {
     /// The sum of the values of the empty squares for `side`.
     pub fn total(&self, side: Side) -> i32 {
         self.totals[side]
+    }
+
+    /// The sum of the learned weights of `side`'s empty squares' shapes, weighed as the
+    /// side to move's (`role` 0) or as the waiting side's (1).
+    pub fn learned_total(&self, side: Side, role: usize) -> i32 {
+        self.learned[side][role]
     }
 
     /// How many empty squares give `side` the threat `threat`.
@@ -428,7 +442,8 @@ impl Board {
             let change = (pattern as i32 - info.patterns[axis] as i32) * AXIS_WEIGHT[axis];
             info.patterns[axis] = pattern;
             info.code = (i32::from(info.code) + change) as u16;
-            (info.threat, info.value) = self.classes[usize::from(info.code)];
+            let class = self.classes[usize::from(info.code)];
+            (info.threat, info.value, info.learned) = (class.threat, class.value, class.learned);
         }
     }
 
@@ -438,6 +453,8 @@ impl Board {
             let info = self.info[cell][side];
             self.threat_count[side][info.threat as usize] += 1;
             self.totals[side] += info.value;
+            self.learned[side][0] += i32::from(info.learned[0]);
+            self.learned[side][1] += i32::from(info.learned[1]);
         }
     }
 
@@ -447,6 +464,8 @@ impl Board {
             let info = self.info[cell][side];
             self.threat_count[side][info.threat as usize] -= 1;
             self.totals[side] -= info.value;
+            self.learned[side][0] -= i32::from(info.learned[0]);
+            self.learned[side][1] -= i32::from(info.learned[1]);
         }
     }
 }
@@ -468,6 +487,7 @@ mod tests {
             board.keys.clone(),
             board.threat_count,
             board.totals,
+            board.learned,
             board.near.clone(),
             board.hash,
         )

@@ -6,6 +6,7 @@
 use std::sync::OnceLock;
 
 use super::board::{Board, Cell, Side};
+use super::learned;
 use super::pattern::{Pattern, Threat};
 
 /// The worth of one line pattern on an empty square, [`Pattern`] order.
@@ -35,19 +36,40 @@ pub fn square_code(patterns: [Pattern; 4]) -> usize {
     patterns.iter().fold(0, |code, &p| code * 10 + p as usize)
 }
 
-/// For every [`square_code`], the threat class its patterns make and the square's value
-/// ([`square_value`]): made once, read by the board on every change of a square.
-pub fn square_classes() -> &'static [(Threat, i32)] {
-    static CLASSES: OnceLock<Vec<(Threat, i32)>> = OnceLock::new();
+/// What the board keeps of an empty square for a side, by its [`square_code`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SquareClass {
+    /// The threat class its patterns make.
+    pub threat: Threat,
+    /// Its value ([`square_value`]).
+    pub value: i32,
+    /// Its shape's learned weights, for the side to move and for the waiting side
+    /// ([`learned::shape_weights`]).
+    pub learned: [i16; 2],
+}
+
+/// For every [`square_code`], the square's [`SquareClass`]: made once, read by the board
+/// on every change of a square.
+pub fn square_classes() -> &'static [SquareClass] {
+    static CLASSES: OnceLock<Vec<SquareClass>> = OnceLock::new();
     CLASSES.get_or_init(|| {
-        let mut classes = vec![(Threat::None, 0); 10_000];
+        let none = SquareClass {
+            threat: Threat::None,
+            value: 0,
+            learned: [0; 2],
+        };
+        let mut classes = vec![none; 10_000];
         for a in Pattern::ALL {
             for b in Pattern::ALL {
                 for c in Pattern::ALL {
                     for d in Pattern::ALL {
                         let patterns = [a, b, c, d];
                         let threat = Threat::of(patterns);
-                        classes[square_code(patterns)] = (threat, square_value(patterns, threat));
+                        classes[square_code(patterns)] = SquareClass {
+                            threat,
+                            value: square_value(patterns, threat),
+                            learned: learned::shape_weights(learned::shape(patterns)),
+                        };
                     }
                 }
             }
@@ -145,8 +167,12 @@ mod tests {
         use Pattern::*;
         for patterns in [[F3, Dead, B4, F2], [Dead; 4], [F5, F5, F5, F5], [B1, F2, B3, F3]] {
             let threat = Threat::of(patterns);
-            let expected = (threat, square_value(patterns, threat));
-            assert_eq!(square_classes()[square_code(patterns)], expected, "{patterns:?}");
+            let class = square_classes()[square_code(patterns)];
+            assert_eq!(
+                (class.threat, class.value),
+                (threat, square_value(patterns, threat)),
+                "{patterns:?}"
+            );
         }
     }
 }

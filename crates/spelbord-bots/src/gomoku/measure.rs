@@ -82,8 +82,9 @@ impl Worker {
     }
 }
 
-/// A side's strength, and the Hard it plays: `baseline` is Hard before VCT; `no-vct`,
-/// `no-moves` and `no-doubles` are today's Hard without one of its new parts.
+/// A side's strength, and the Hard it plays: `baseline` is Hard before VCT; `no-vct` and
+/// `no-moves` are today's Hard without one of its new parts; `no-doubles` is today's Hard
+/// with the hand-set evaluation without its double-threat term (`hand` keeps the term).
 fn side(word: &str) -> (Strength, think::Level) {
     let hard = think::HARD;
     let level = match word {
@@ -103,6 +104,7 @@ fn side(word: &str) -> (Strength, think::Level) {
         "no-doubles" => think::Level {
             search: search::Config {
                 double_threats: false,
+                learned_eval: false,
                 ..hard.search
             },
             ..hard
@@ -119,7 +121,8 @@ fn side(word: &str) -> (Strength, think::Level) {
 /// Hard with tuning words after `hard+`, joined by `+`: `novct`, `nolv` (no leaf VCF),
 /// `wN` (width N), `lvN` (leaf VCF of N positions), `vctN` (root VCT of N positions),
 /// `nullR` (null-move pruning with reduction R), `extN` (answers to a three, when at most
-/// N, cost no depth), `softP` (no new iteration after P % of the search's time).
+/// N, cost no depth), `softP` (no new iteration after P % of the search's time), `hand`
+/// (the hand-set evaluation rather than the learned one), `learned` (the learned one).
 fn tuned(mut level: think::Level, words: &str) -> think::Level {
     for word in words.split('+') {
         let number = |prefix: &str| -> u64 {
@@ -129,6 +132,8 @@ fn tuned(mut level: think::Level, words: &str) -> think::Level {
         };
         match word {
             "novct" => level.vct = None,
+            "learned" => level.search.learned_eval = true,
+            "hand" => level.search.learned_eval = false,
             "nolv" => level.search.leaf_vcf = None,
             w if w.starts_with("null") => level.search.null_reduction = number("null") as i32,
             w if w.starts_with("ext") => level.search.three_extension = number("ext") as usize,
@@ -224,9 +229,10 @@ fn gomoku_match() {
 }
 
 /// How fast the main search visits positions: Hard's search to a fixed depth on game-like
-/// middle games (`GOMOKU_SPEED="depth positions"`, default `7 30`), with the thread's CPU
-/// time per position and a checksum of the moves and scores found (the same before and
-/// after a change that only makes the search faster). Printed, not checked.
+/// middle games (`GOMOKU_SPEED="depth positions"`, default `7 30`; a third word `hand`
+/// evaluates with the hand-set evaluation), with the thread's CPU time per position and a
+/// checksum of the moves and scores found (the same before and after a change that only
+/// makes the search faster). Printed, not checked.
 #[test]
 #[ignore = "a measurement: prints the main search's speed"]
 fn search_speed() {
@@ -239,11 +245,12 @@ fn search_speed() {
     let words: Vec<u64> = text.split_whitespace().filter_map(|w| w.parse().ok()).collect();
     let (depth, count) = match words[..] {
         [d, n] => (d as i32, n),
-        _ => panic!("GOMOKU_SPEED needs two numbers, not {text:?}"),
+        _ => panic!("GOMOKU_SPEED needs two numbers (and maybe `hand`), not {text:?}"),
     };
     let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
     let config = search::Config {
         max_depth: depth,
+        learned_eval: !text.contains("hand"),
         ..think::HARD.search
     };
     let far = Instant::now() + Duration::from_secs(3600);
@@ -385,8 +392,14 @@ fn gomoku_diagnose() {
     let text = std::env::var("GOMOKU_POSITION").unwrap_or_default();
     let mut board = Board::new(15, Variant::Free);
     let limits = vct::Limits {
-        depth: 12,
-        nodes: 400_000,
+        depth: std::env::var("GOMOKU_VCT_DEPTH")
+            .ok()
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(12),
+        nodes: std::env::var("GOMOKU_VCT_NODES")
+            .ok()
+            .and_then(|d| d.parse().ok())
+            .unwrap_or(400_000),
     };
     let vcf_limits = vcf::Limits {
         fours: 30,

@@ -2,7 +2,8 @@
 //!
 //! - [`pattern`]: line patterns and threat classes, from lazily filled tables.
 //! - [`board`]: the engine's board, its patterns updated incrementally, Zobrist hash.
-//! - [`eval`]: square values, the static evaluation and move ordering.
+//! - [`eval`]: square values, the hand-set static evaluation and move ordering.
+//! - [`learned`]: the learned static evaluation (Hard's), its features and weights.
 //! - [`vcf`]: victory by continuous fours.
 //! - [`threats`]: the squares that stop a three.
 //! - [`vct`]: victory by continuous threats (threes and fours), threat-space search.
@@ -12,16 +13,20 @@
 //! - [`easy`] and [`think`]: how each strength picks its move.
 //! - [`outlook`]: whether the bot is lost beyond doubt (for resigning).
 //! - `measure` (tests only): the arena against Hard as it was before VCT.
+//! - `fit` (tests only): fitting the learned evaluation's weights.
 //!
 //! Random plays a uniformly random legal move. Easy looks one ply ahead with noise but
 //! never misses a five, a block of a five or of an open three. Medium searches a few plies
-//! without VCF. Hard searches deeper, with VCF at the root, at the leaves and in defence,
-//! and VCT at the root and in defence.
+//! without VCF. Hard searches deeper, with VCF and VCT at the root and in defence, and
+//! judges positions with the learned evaluation.
 //! See `docs/bots/gomoku.md`.
 
 mod board;
 mod easy;
 mod eval;
+#[cfg(test)]
+mod fit;
+mod learned;
 mod outlook;
 mod pattern;
 mod search;

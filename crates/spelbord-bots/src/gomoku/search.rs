@@ -17,6 +17,7 @@ use std::time::Instant;
 
 use super::board::{Board, Cell};
 use super::eval;
+use super::learned;
 use super::pattern::Threat;
 use super::threats;
 use super::tt::{self, Bound, Table};
@@ -53,6 +54,9 @@ pub struct Config {
     /// A node answering a three (the opponent has an open four to make) with at most this
     /// many moves searches them without using depth (0: never).
     pub three_extension: usize,
+    /// Evaluate with the learned weights ([`learned::evaluate`]) rather than the
+    /// hand-set values ([`eval::evaluate_with`]).
+    pub learned_eval: bool,
 }
 
 /// The outcome of a search.
@@ -192,7 +196,7 @@ impl<'a> Search<'a> {
             return 0;
         }
         if ply >= MAX_PLY {
-            return eval::evaluate_with(self.board, self.config.double_threats);
+            return self.evaluate();
         }
         // Mate-distance pruning: nothing here beats a quicker mate already found.
         alpha = alpha.max(-(MATE - ply_score));
@@ -289,7 +293,7 @@ impl<'a> Search<'a> {
         if self.board.count_from(them, Threat::Block4Flex3) > 0 || self.board.count(them, Threat::Flex3x2) > 0 {
             return false;
         }
-        if eval::evaluate_with(self.board, self.config.double_threats) < beta {
+        if self.evaluate() < beta {
             return false;
         }
         self.board.pass();
@@ -309,6 +313,15 @@ impl<'a> Search<'a> {
         self.stopped
     }
 
+    /// The static score of the position for the side to move.
+    fn evaluate(&self) -> i32 {
+        if self.config.learned_eval {
+            learned::evaluate(self.board)
+        } else {
+            eval::evaluate_with(self.board, self.config.double_threats)
+        }
+    }
+
     /// A leaf: a VCF of the side to move if allowed and possible, else the evaluation.
     fn leaf(&mut self, ply: usize) -> i32 {
         let us = self.board.to_move();
@@ -321,7 +334,7 @@ impl<'a> Search<'a> {
                 return MATE - ply as i32 - win.plies as i32;
             }
         }
-        eval::evaluate_with(self.board, self.config.double_threats)
+        self.evaluate()
     }
 
     /// The moves a node tries, best first, at most `width` of them.
@@ -428,6 +441,7 @@ mod tests {
             double_threats: false,
             null_reduction: 0,
             three_extension: 0,
+            learned_eval: false,
         };
         let found = search(&mut b, config);
         assert!(moves.contains(&found.best));
@@ -453,6 +467,7 @@ mod tests {
             double_threats: true,
             null_reduction,
             three_extension,
+            learned_eval: false,
         }
     }
 

@@ -42,6 +42,7 @@ pub const MEDIUM: Level = Level {
         double_threats: false,
         null_reduction: 0,
         three_extension: 0,
+        learned_eval: false,
     },
     root_vcf: None,
     vcf_defence: false,
@@ -50,8 +51,8 @@ pub const MEDIUM: Level = Level {
     soft_share: SOFT_SHARE,
 };
 
-/// Hard: deep search (null moves, free answers to threes, no VCF at the leaves), VCF at
-/// the root and in defence, and VCT at the root and in defence.
+/// Hard: deep search (null moves, free answers to threes, no VCF at the leaves) with the
+/// learned evaluation, VCF at the root and in defence, and VCT at the root and in defence.
 pub const HARD: Level = Level {
     search: Config {
         max_depth: 30,
@@ -61,6 +62,7 @@ pub const HARD: Level = Level {
         double_threats: true,
         null_reduction: 5,
         three_extension: 6,
+        learned_eval: true,
     },
     root_vcf: Some(vcf::Limits {
         fours: 30,
@@ -82,6 +84,7 @@ pub const BASELINE: Level = Level {
         double_threats: false,
         null_reduction: 0,
         three_extension: 0,
+        learned_eval: false,
         ..HARD.search
     },
     vct: None,

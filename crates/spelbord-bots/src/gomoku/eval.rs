@@ -1,7 +1,8 @@
-//! The evaluation: what an empty square is worth to a side (from its line patterns), a
-//! position's static score (the sums of those values, and who holds the initiative), and
-//! the order in which a search tries moves (attack plus defence on the square, threats
-//! first).
+//! The hand-set evaluation: what an empty square is worth to a side (from its line
+//! patterns), a position's static score (the sums of those values, and who holds the
+//! initiative; Medium's, while Hard's is [`super::learned`]), the table of what the board
+//! keeps per square, and the order in which a search tries moves (attack plus defence on
+//! the square, threats first).
 
 use std::sync::OnceLock;
 

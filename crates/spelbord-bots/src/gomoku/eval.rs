@@ -80,7 +80,7 @@ pub fn square_classes() -> &'static [SquareClass] {
 }
 
 /// The strongest threat class `side` holds on some empty square.
-fn best_threat(board: &Board, side: Side) -> Threat {
+pub fn best_threat(board: &Board, side: Side) -> Threat {
     Threat::ALL
         .into_iter()
         .rev()

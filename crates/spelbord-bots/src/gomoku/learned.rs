@@ -16,8 +16,8 @@
 
 mod weights;
 
-use super::board::{Board, Side};
-use super::eval::double_threats;
+use super::board::Board;
+use super::eval::{best_threat, double_threats};
 use super::pattern::{Pattern, Threat};
 
 /// How many shapes there are: multisets of four of the ten patterns.
@@ -62,15 +62,6 @@ const fn choose(n: usize, k: usize) -> usize {
 /// The weight of a shape for the side to move's squares and for the waiting side's.
 pub fn shape_weights(shape: usize) -> [i16; 2] {
     [weights::SQUARE[TO_MOVE][shape], weights::SQUARE[WAITING][shape]]
-}
-
-/// The strongest threat class `side` holds on some empty square.
-fn best_threat(board: &Board, side: Side) -> Threat {
-    Threat::ALL
-        .into_iter()
-        .rev()
-        .find(|&t| board.count(side, t) > 0)
-        .unwrap_or(Threat::None)
 }
 
 /// The non-shape features: (index, 1) each.

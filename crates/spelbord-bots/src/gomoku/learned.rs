@@ -9,10 +9,12 @@
 //!   and another for the opponent's (the side to move plays next);
 //! - the side to move's **best threat** class (separately when the opponent has a four
 //!   or an open three to answer it with) and the opponent's;
-//! - how many double-threat squares each side has (0, 1, 2, 3 or more).
+//! - how many double-threat squares each side has (0, 1, 2, 3 or more);
+//! - the pair of both sides' best threat classes (what one threat is worth depends on
+//!   the other's).
 //!
-//! [`features`] lists the features of a position; [`evaluate`] is their weighted sum,
-//! from the sums the board updates incrementally.
+//! `features` (tests only) lists the features of a position; [`evaluate`] is their
+//! weighted sum, from the sums the board updates incrementally.
 
 mod weights;
 
@@ -27,7 +29,7 @@ pub const SHAPES: usize = 715;
 pub const TO_MOVE: usize = 0;
 pub const WAITING: usize = 1;
 
-/// Where each group of features starts in a feature vector ([`features`]).
+/// Where each group of features starts in a feature vector (`features`).
 pub const OWN_BEST: usize = 2 * SHAPES;
 pub const THEIR_BEST: usize = OWN_BEST + 2 * Threat::COUNT;
 pub const OWN_DOUBLES: usize = THEIR_BEST + Threat::COUNT;
@@ -116,7 +118,7 @@ pub fn evaluate(board: &Board) -> i32 {
     board.learned_total(us, TO_MOVE) + board.learned_total(1 - us, WAITING) + threats
 }
 
-/// The weight of every feature, in [`features`] order (to check [`evaluate`] against).
+/// The weight of every feature, in `features` order (to check [`evaluate`] against).
 #[cfg(test)]
 pub fn weight(feature: usize) -> i32 {
     if feature < OWN_BEST {

@@ -5,9 +5,12 @@
 //! Ignored by default; `benches/outside-gomoku/fit-eval.sh` makes the positions and runs
 //!
 //! ```sh
-//! GOMOKU_FIT="positions.txt ..." GOMOKU_FIT_OUT=crates/spelbord-bots/src/gomoku/learned/weights.rs \
+//! GOMOKU_FIT="positions.txt ..." GOMOKU_FIT_OUT=$PWD/crates/spelbord-bots/src/gomoku/learned/weights.rs \
 //!     cargo test -p spelbord-bots --release -- --ignored --nocapture gomoku::fit
 //! ```
+//!
+//! (Absolute paths: the test runs in the crate's directory. Without `GOMOKU_FIT_OUT` it
+//! only prints the errors; `GOMOKU_FIT_EPOCHS` changes the 60 epochs.)
 //!
 //! A line of a positions file is the label and the moves that lead to the position (the
 //! side to move follows from their number): `123 H8 I9 …`, the label in the engine's

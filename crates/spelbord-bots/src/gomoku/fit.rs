@@ -27,6 +27,7 @@ use rand::{SeedableRng, rngs::StdRng};
 use super::board::Board;
 use super::eval;
 use super::learned::{self, BEST_PAIR, FEATURES, OWN_BEST, OWN_DOUBLES, SHAPES, THEIR_BEST, THEIR_DOUBLES};
+use super::measure::env_number;
 use super::pattern::Threat;
 use spelbord_games::gomoku::Variant;
 
@@ -206,10 +207,7 @@ fn source(w: &[f64], positions: usize, files: &str) -> String {
 #[ignore = "fits the learned evaluation from GOMOKU_FIT's files"]
 fn fit_eval() {
     let files = std::env::var("GOMOKU_FIT").expect("GOMOKU_FIT names the positions files");
-    let epochs = std::env::var("GOMOKU_FIT_EPOCHS")
-        .ok()
-        .and_then(|e| e.parse().ok())
-        .unwrap_or(60);
+    let epochs = env_number("GOMOKU_FIT_EPOCHS", 60);
     let (mut fitting, mut held) = (Vec::new(), Vec::new());
     for path in files.split_whitespace() {
         let (f, h) = read(path);

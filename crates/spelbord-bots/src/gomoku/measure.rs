@@ -17,8 +17,10 @@
 //! and positions are printed at the end.
 //!
 //! `gomoku_diagnose` replays one game (`GOMOKU_POSITION`) and tells, position by
-//! position, who has a VCF or a VCT with large budgets, and (with `GOMOKU_SAVES`) which
-//! moves of a threatened side leave the opponent none: where a lost game was lost.
+//! position, who has a VCF or a VCT with large budgets (the VCT's: `GOMOKU_VCT_DEPTH`
+//! threats, default 12, and `GOMOKU_VCT_NODES` positions, default 400,000), and (with
+//! `GOMOKU_SAVES`) which moves of a threatened side leave the opponent none: where a lost
+//! game was lost.
 
 use std::sync::mpsc;
 
@@ -38,6 +40,12 @@ fn decide_with(hard: &think::Level, game: &AnyGame, seat: Seat, strength: Streng
         }
         other => decide(other, seat, strength, ctx),
     }
+}
+
+/// The number in the environment variable `name`, or `default` when it is unset or no
+/// number (the measurements' optional settings; `fit.rs` reads its own with it too).
+pub fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
 /// One side's own search thread: each side keeps its own transposition table (the table
@@ -392,14 +400,8 @@ fn gomoku_diagnose() {
     let text = std::env::var("GOMOKU_POSITION").unwrap_or_default();
     let mut board = Board::new(15, Variant::Free);
     let limits = vct::Limits {
-        depth: std::env::var("GOMOKU_VCT_DEPTH")
-            .ok()
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(12),
-        nodes: std::env::var("GOMOKU_VCT_NODES")
-            .ok()
-            .and_then(|d| d.parse().ok())
-            .unwrap_or(400_000),
+        depth: env_number("GOMOKU_VCT_DEPTH", 12),
+        nodes: env_number("GOMOKU_VCT_NODES", 400_000),
     };
     let vcf_limits = vcf::Limits {
         fours: 30,

@@ -43,8 +43,9 @@ pub struct Config {
     /// Against a three, try only the squares that really stop it and the side's own fours
     /// ([`threat_candidates`]), rather than every square near the threat.
     pub threat_moves: bool,
-    /// The evaluation also weighs each side's double-threat squares
-    /// ([`eval::evaluate_with`]).
+    /// The hand-set evaluation also weighs each side's double-threat squares
+    /// ([`eval::evaluate_with`]); without effect under `learned_eval`, whose features
+    /// count them already.
     pub double_threats: bool,
     /// Null-move pruning: the reduction `R` (0: none). A stone never harms its owner in
     /// free-style Gomoku (in `exact5` it rarely can, making its own five six), so a side

@@ -1,6 +1,7 @@
 //! The engine's board: the stones, and for every empty square each side's line patterns,
-//! threat class and value, all updated incrementally when a stone is placed or taken
-//! back (only the squares within five of it on its four lines change). It also keeps the
+//! threat class and value, all updated incrementally when a stone is placed (only the
+//! squares within five of it on its four lines change; their states before are saved, so
+//! taking the stone back puts them back without reading a pattern). It also keeps the
 //! Zobrist hash, how many empty squares hold each threat class for each side, each side's
 //! sum of square values (the evaluation's raw material), and how many stones lie near
 //! each square (the candidate moves).
@@ -76,7 +77,7 @@ struct Link {
 }
 
 /// The state of one empty square for one side.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 struct SideInfo {
     patterns: [Pattern; 4],
     /// The four patterns as one number ([`eval::square_code`]), kept with them.
@@ -95,6 +96,18 @@ const NO_INFO: SideInfo = SideInfo {
     value: 0,
     learned: [0; 2],
 };
+
+/// What [`Board::undo`] puts back, saved by [`Board::play`]: the counts and sums, the
+/// played square's own state while it was empty, and where its neighbours' saved states
+/// start in [`Board::saved`].
+#[derive(Clone)]
+struct Undo {
+    threat_count: [[u16; Threat::COUNT]; 2],
+    totals: [i32; 2],
+    learned: [[i32; 2]; 2],
+    info: [SideInfo; 2],
+    saved_from: usize,
+}
 
 /// What a pattern on each axis adds to [`SideInfo::code`].
 const AXIS_WEIGHT: [i32; 4] = [1000, 100, 10, 1];
@@ -129,6 +142,10 @@ pub struct Board {
     stone_count: usize,
     /// The stones placed so far (in this board's life), in order.
     played: Vec<Cell>,
+    /// Per stone in `played`, what taking it back restores.
+    undo_stack: Vec<Undo>,
+    /// The states of the empty squares the stones in `played` changed, before they did.
+    saved: Vec<(Cell, [SideInfo; 2])>,
     to_move: Side,
 }
 
@@ -179,6 +196,8 @@ impl Board {
             hash: if variant == Variant::Exact5 { ZOBRIST.exact5 } else { 0 },
             stone_count: 0,
             played: Vec::new(),
+            undo_stack: Vec::new(),
+            saved: Vec::new(),
             to_move: 0,
         };
         for cell in 0..board.stones.len() {
@@ -202,8 +221,16 @@ impl Board {
             }
             board.play(cell);
         }
-        board.played.clear();
+        board.forget_history();
         board
+    }
+
+    /// Forgets the stones played so far as moves (they stay on the board; `undo` stops
+    /// before them).
+    fn forget_history(&mut self) {
+        self.played.clear();
+        self.undo_stack.clear();
+        self.saved.clear();
     }
 
     pub fn cells(&self) -> usize {
@@ -346,6 +373,13 @@ impl Board {
     /// Places a stone of the side to move on the empty `cell`.
     pub fn play(&mut self, cell: Cell) {
         let side = self.to_move;
+        self.undo_stack.push(Undo {
+            threat_count: self.threat_count,
+            totals: self.totals,
+            learned: self.learned,
+            info: self.info[cell],
+            saved_from: self.saved.len(),
+        });
         self.count_out(cell);
         self.stones[cell] = side as u8 + 1;
         self.hash ^= ZOBRIST.stones[side][cell];
@@ -354,6 +388,7 @@ impl Board {
             let other = usize::from(link.cell);
             self.keys[other][usize::from(link.axis)] |= (side as u32 + 1) << link.shift;
             if self.stones[other] == 0 {
+                self.saved.push((other, self.info[other]));
                 self.count_out(other);
                 self.refresh_axis(other, usize::from(link.axis));
                 self.count_in(other);
@@ -366,29 +401,28 @@ impl Board {
         self.hash ^= ZOBRIST.side;
     }
 
-    /// Takes back the last stone placed by [`Board::play`].
+    /// Takes back the last stone placed by [`Board::play`]: the neighbours' keys are
+    /// cleared again, and the states and counts [`Board::play`] saved are put back.
     pub fn undo(&mut self) {
-        let Some(cell) = self.played.pop() else {
+        let (Some(cell), Some(undo)) = (self.played.pop(), self.undo_stack.pop()) else {
             return;
         };
         self.to_move = 1 - self.to_move;
         self.hash ^= ZOBRIST.side;
         self.mark_near(cell, -1);
         self.stone_count -= 1;
-        for i in 0..self.links[cell].len() {
-            let link = self.links[cell][i];
-            let other = usize::from(link.cell);
-            self.keys[other][usize::from(link.axis)] &= !(3 << link.shift);
-            if self.stones[other] == 0 {
-                self.count_out(other);
-                self.refresh_axis(other, usize::from(link.axis));
-                self.count_in(other);
-            }
+        for link in &self.links[cell] {
+            self.keys[usize::from(link.cell)][usize::from(link.axis)] &= !(3 << link.shift);
+        }
+        for (other, info) in self.saved.drain(undo.saved_from..).rev() {
+            self.info[other] = info;
         }
         self.hash ^= ZOBRIST.stones[self.to_move][cell];
         self.stones[cell] = 0;
-        self.refresh(cell);
-        self.count_in(cell);
+        self.info[cell] = undo.info;
+        self.threat_count = undo.threat_count;
+        self.totals = undo.totals;
+        self.learned = undo.learned;
     }
 
     /// A 15 × 15 board with X's stones `x` and O's stones `o` (like `"H8"`), X to move.
@@ -406,7 +440,7 @@ impl Board {
         if board.to_move != 0 {
             board.pass();
         }
-        board.played.clear();
+        board.forget_history();
         board
     }
 
@@ -490,6 +524,10 @@ mod tests {
             board.learned,
             board.near.clone(),
             board.hash,
+            (0..board.cells())
+                .filter(|&c| board.is_empty(c))
+                .map(|c| board.info[c])
+                .collect::<Vec<_>>(),
         )
     }
 
@@ -521,6 +559,7 @@ mod tests {
         }
         for _ in moves {
             board.undo();
+            assert_consistent(&board);
         }
         assert_eq!(state(&board), start);
     }

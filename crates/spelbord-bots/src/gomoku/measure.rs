@@ -142,6 +142,7 @@ fn tuned(mut level: think::Level, words: &str) -> think::Level {
             "novct" => level.vct = None,
             "learned" => level.search.learned_eval = true,
             "hand" => level.search.learned_eval = false,
+            w if w.starts_with("rfp") => level.search.futility_margin = number("rfp") as i32,
             "nolv" => level.search.leaf_vcf = None,
             w if w.starts_with("null") => level.search.null_reduction = number("null") as i32,
             w if w.starts_with("ext") => level.search.three_extension = number("ext") as usize,

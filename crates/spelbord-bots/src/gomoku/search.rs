@@ -8,10 +8,11 @@
 //! opponent has no five to answer with. When the opponent threatens an open four (an open
 //! three, or crossing closed threes), only the squares that stop it and the side's own
 //! fours are tried. Elsewhere the candidates are the empty squares near stones, best
-//! first by their attack and defence value, and only the best few are searched. With a
-//! leaf VCF configured (the arena's baseline; today's Hard spends those positions on
-//! depth) a leaf whose side to move can play a four first looks for a win by continuous
-//! fours.
+//! first by their attack and defence value, and only the best few are searched; the
+//! transposition table's move, when there is one, is searched before the others are
+//! even generated. With a leaf VCF configured (the arena's baseline; today's Hard spends
+//! those positions on depth) a leaf whose side to move can play a four first looks for a
+//! win by continuous fours.
 
 use std::time::Instant;
 
@@ -58,6 +59,10 @@ pub struct Config {
     /// Evaluate with the learned weights ([`learned::evaluate`]) rather than the
     /// hand-set values ([`eval::evaluate_with`]).
     pub learned_eval: bool,
+    /// Reverse futility pruning: a null-window node with at most 3 plies left, nothing to
+    /// answer and an evaluation at least this much per ply above `beta` returns the
+    /// evaluation (0: never).
+    pub futility_margin: i32,
 }
 
 /// The outcome of a search.
@@ -219,12 +224,22 @@ impl<'a> Search<'a> {
         }
 
         let forced = self.board.five_cell(them).filter(|_| their_fives == 1);
+        if forced.is_none()
+            && beta - alpha == 1
+            && let Some(score) = self.futile(depth, beta)
+        {
+            return score;
+        }
         if forced.is_none() && !after_null && beta - alpha == 1 && self.null_cut(depth, beta, ply) {
             return beta;
         }
-        let (moves, next_depth) = match forced {
+        // The table's move is searched before the others are generated: it often cuts
+        // them off. (Not against an open four to stop, where the replies decide the depth.)
+        let early = tt_move.filter(|_| forced.is_none() && depth > 0 && self.board.count(them, Threat::Flex4) == 0);
+        let (mut moves, next_depth) = match forced {
             Some(block) => (vec![block], depth),
             None if depth <= 0 => return self.leaf(ply),
+            None if early.is_some() => (early.into_iter().collect(), depth - 1),
             None => {
                 let moves = self.moves(tt_move, ply);
                 // Answering a three with few replies costs no depth (when configured).
@@ -239,7 +254,10 @@ impl<'a> Search<'a> {
         let alpha_start = alpha;
         let mut best_score = -INFINITY;
         let mut best_move = None;
-        for (i, &cell) in moves.iter().enumerate() {
+        let mut generated = early.is_none();
+        let mut i = 0;
+        while i < moves.len() {
+            let cell = moves[i];
             let quiet = self.board.threat(cell, us) < Threat::Flex3 && self.board.threat(cell, them) < Threat::Flex3;
             self.board.play(cell);
             let score = if i == 0 {
@@ -272,6 +290,12 @@ impl<'a> Search<'a> {
                     }
                 }
             }
+            if !generated {
+                generated = true;
+                let rest = self.moves(tt_move, ply);
+                moves.extend(rest.into_iter().filter(|&c| Some(c) != tt_move));
+            }
+            i += 1;
         }
         let bound = Bound::of(best_score, alpha_start, beta);
         let best_move = best_move.and_then(|cell| u16::try_from(cell).ok()).unwrap_or(u16::MAX);
@@ -301,6 +325,22 @@ impl<'a> Search<'a> {
         let score = -self.node_after(depth - 1 - reduction, -beta, -beta + 1, ply + 1, true);
         self.board.pass();
         !self.stopped && score >= beta && score < MATE_BOUND
+    }
+
+    /// The evaluation, when it is so far above `beta` with so few plies left that the
+    /// side to move keeps it (reverse futility pruning): not when the opponent threatens
+    /// an open four or has a four-three or double three to make.
+    fn futile(&self, depth: i32, beta: i32) -> Option<i32> {
+        let margin = self.config.futility_margin;
+        if margin == 0 || !(1..=3).contains(&depth) || beta.abs() >= MATE_BOUND {
+            return None;
+        }
+        let them = 1 - self.board.to_move();
+        if self.board.count_from(them, Threat::Block4Flex3) > 0 || self.board.count(them, Threat::Flex3x2) > 0 {
+            return None;
+        }
+        let eval = self.evaluate();
+        (eval - margin * depth >= beta).then_some(eval)
     }
 
     /// Counts `nodes` more visited; whether the search must stop (the clock is read once
@@ -443,6 +483,7 @@ mod tests {
             null_reduction: 0,
             three_extension: 0,
             learned_eval: false,
+            futility_margin: 0,
         };
         let found = search(&mut b, config);
         assert!(moves.contains(&found.best));
@@ -469,6 +510,7 @@ mod tests {
             null_reduction,
             three_extension,
             learned_eval: false,
+            futility_margin: 0,
         }
     }
 

@@ -43,6 +43,7 @@ pub const MEDIUM: Level = Level {
         null_reduction: 0,
         three_extension: 0,
         learned_eval: false,
+        futility_margin: 0,
     },
     root_vcf: None,
     vcf_defence: false,
@@ -63,6 +64,7 @@ pub const HARD: Level = Level {
         null_reduction: 5,
         three_extension: 6,
         learned_eval: true,
+        futility_margin: 0,
     },
     root_vcf: Some(vcf::Limits {
         fours: 30,

@@ -552,4 +552,35 @@ mod tests {
         assert!(!search.null_cut(6, -20_000, 1), "no passes unless configured");
         assert_eq!(apart.hash(), start, "the board comes back unchanged");
     }
+
+    #[test]
+    fn a_node_far_above_beta_near_the_leaves_keeps_its_evaluation_unless_threatened() {
+        let x = ["A1", "C1", "A3", "C3"];
+        let far = Instant::now() + Duration::from_secs(60);
+        let mut cache = Cache::new();
+        let mut table = Table::new(16, u16::MAX, crate::tt::Earlier::Used);
+        let futile = |board: &mut Board, margin: i32, depth: i32, beta: i32| {
+            let config = Config {
+                futility_margin: margin,
+                ..config(8, 0, 0)
+            };
+            let mut cache = Cache::new();
+            let mut table = Table::new(16, u16::MAX, crate::tt::Earlier::Used);
+            Search::new(board, &mut table, &mut cache, config, far).futile(depth, beta)
+        };
+        // O's stones apart: X is far above a hopeless bound, and keeps its evaluation.
+        let mut apart = Board::with_stones(Variant::Free, &x, &["F8", "G6", "L12", "B13"]);
+        let eval = Search::new(&mut apart, &mut table, &mut cache, config(8, 0, 0), far).evaluate();
+        assert_eq!(futile(&mut apart, 150, 2, eval - 300), Some(eval));
+        assert_eq!(
+            futile(&mut apart, 150, 2, eval - 299),
+            None,
+            "not a full margin a ply above"
+        );
+        assert_eq!(futile(&mut apart, 150, 4, -20_000), None, "too many plies left");
+        assert_eq!(futile(&mut apart, 0, 2, -20_000), None, "not unless configured");
+        // O's H8 makes two open threes (F8 G8 H8, H6 H7 H8): no shortcut, however low beta.
+        let mut doubled = Board::with_stones(Variant::Free, &x, &["F8", "G8", "H6", "H7"]);
+        assert_eq!(futile(&mut doubled, 150, 1, -20_000), None);
+    }
 }

@@ -64,7 +64,7 @@ pub const HARD: Level = Level {
         null_reduction: 5,
         three_extension: 6,
         learned_eval: true,
-        futility_margin: 0,
+        futility_margin: 80,
     },
     root_vcf: Some(vcf::Limits {
         fours: 30,

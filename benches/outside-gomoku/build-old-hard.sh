@@ -43,7 +43,9 @@ else
     } > "$bots/src/engine.rs"
     sed -i 's/^pub mod arena;$/pub mod arena;\nmod engine;/' "$bots/src/lib.rs"
 fi
-sed -i 's/^pub mod arena;$/pub mod arena;\npub mod brain;/' "$bots/src/lib.rs"
+# A commit that has the brain already (since 1b0de7c) keeps its own module line.
+grep -q '^pub mod brain;' "$bots/src/lib.rs" ||
+    sed -i 's/^pub mod arena;$/pub mod arena;\npub mod brain;/' "$bots/src/lib.rs"
 
 mkdir -p "$bots/examples"
 cat > "$bots/examples/gomocup.rs" <<'EOF'

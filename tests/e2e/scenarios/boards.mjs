@@ -291,8 +291,9 @@ async function keyboardBughouse(s, h) {
 
 /**
  * Promotion from the keyboard: from a set-up position (white pawn on a7) A-white selects a7,
- * Enter on a8 opens the choice with the focus on the queen; Escape cancels it (the focus back
- * on a8); again, then Tab to the knight, Enter: a8=N, and the focus is back on the board.
+ * Enter on a8 opens the choice with the focus on the queen, which stays there while a move
+ * on board B redraws the page; Escape cancels it (the focus back on a8); again, then Tab to
+ * the knight, Enter: a8=N, and the focus is back on the board.
  */
 async function keyboardPromotion(s, h) {
   const { until, check } = h;
@@ -304,6 +305,14 @@ async function keyboardPromotion(s, h) {
   await arrowTo(h, ann, "a8");
   await ann.keyboard.press("Enter");
   await until(ann, () => document.activeElement && document.activeElement.dataset.promo === "q");
+  // A move on the other board redraws Ann's page while she chooses: the focus stays on the
+  // choice (it used to fall to the page, so the keyboard lost its place).
+  const cy = p["B-white"];
+  await cy.click('#board-B .sq[data-sq="e2"]');
+  await cy.click('#board-B .sq[data-sq="e4"]');
+  await until(ann, () => document.querySelector('#board-B .sq[data-sq="e4"] .cp.white'));
+  check(await ann.evaluate(() => document.activeElement && document.activeElement.dataset.promo) === "q",
+    "the promotion choice keeps the focus when the other board moves");
   // Escape cancels the choice, back on the board; then again, for a knight.
   await ann.keyboard.press("Escape");
   await until(ann, () => document.querySelector(".promo").hidden && document.activeElement && document.activeElement.dataset.sq === "a8");

@@ -610,7 +610,9 @@ export function bughouse(page) {
   }
 
   function renderPanel() {
-    // The promotion choice.
+    // The promotion choice, rebuilt on every update (a move on the other board, a clock):
+    // the button that had the focus gets it back, so the keyboard does not lose its place.
+    const focused = ui.promo.contains(document.activeElement) ? document.activeElement.dataset.promo || "cancel" : null;
     ui.promo.replaceChildren();
     ui.promo.hidden = !(promo && playing());
     if (!ui.promo.hidden) {
@@ -629,12 +631,16 @@ export function bughouse(page) {
         b.append(glyph(white ? kind.toUpperCase() : kind), ` ${pieceName(kind)}`);
         ui.promo.append(b);
       }
-      ui.promo.append(button(t("bughouse.promo.cancel"), t("bughouse.promo.cancel_label"), () => {
+      const cancel = button(t("bughouse.promo.cancel"), t("bughouse.promo.cancel_label"), () => {
         const { board, uci } = promo;
         promo = null;
         update();
         focusBoard(board, uci.slice(2, 4));
-      }, "secondary"));
+      }, "secondary");
+      cancel.dataset.promo = "cancel";
+      ui.promo.append(cancel);
+      const again = focused && ui.promo.querySelector(`[data-promo="${focused}"]`);
+      if (again) again.focus();
     }
     // What a click does now.
     let help = "";

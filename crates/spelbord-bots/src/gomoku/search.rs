@@ -557,8 +557,6 @@ mod tests {
     fn a_node_far_above_beta_near_the_leaves_keeps_its_evaluation_unless_threatened() {
         let x = ["A1", "C1", "A3", "C3"];
         let far = Instant::now() + Duration::from_secs(60);
-        let mut cache = Cache::new();
-        let mut table = Table::new(16, u16::MAX, crate::tt::Earlier::Used);
         let futile = |board: &mut Board, margin: i32, depth: i32, beta: i32| {
             let config = Config {
                 futility_margin: margin,
@@ -568,9 +566,9 @@ mod tests {
             let mut table = Table::new(16, u16::MAX, crate::tt::Earlier::Used);
             Search::new(board, &mut table, &mut cache, config, far).futile(depth, beta)
         };
-        // O's stones apart: X is far above a hopeless bound, and keeps its evaluation.
+        // O's stones apart: X keeps its evaluation when it is a full margin a ply above.
         let mut apart = Board::with_stones(Variant::Free, &x, &["F8", "G6", "L12", "B13"]);
-        let eval = Search::new(&mut apart, &mut table, &mut cache, config(8, 0, 0), far).evaluate();
+        let eval = futile(&mut apart, 1, 1, -20_000).expect("far above a hopeless bound");
         assert_eq!(futile(&mut apart, 150, 2, eval - 300), Some(eval));
         assert_eq!(
             futile(&mut apart, 150, 2, eval - 299),

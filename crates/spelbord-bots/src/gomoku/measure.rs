@@ -130,7 +130,8 @@ fn side(word: &str) -> (Strength, think::Level) {
 /// `wN` (width N), `lvN` (leaf VCF of N positions), `vctN` (root VCT of N positions),
 /// `nullR` (null-move pruning with reduction R), `extN` (answers to a three, when at most
 /// N, cost no depth), `softP` (no new iteration after P % of the search's time), `hand`
-/// (the hand-set evaluation rather than the learned one), `learned` (the learned one).
+/// (the hand-set evaluation rather than the learned one), `learned` (the learned one),
+/// `rfpN` (reverse futility pruning with a margin of N a ply; 0: none).
 fn tuned(mut level: think::Level, words: &str) -> think::Level {
     for word in words.split('+') {
         let number = |prefix: &str| -> u64 {

@@ -1,6 +1,7 @@
 //! The alpha-beta search of Medium and Hard: negamax with principal-variation search,
 //! iterative deepening, a transposition table, killer moves, late-move reductions and,
-//! for Hard, null-move pruning and answers to a three that cost no depth.
+//! for Hard, null-move and reverse futility pruning and answers to a three that cost no
+//! depth.
 //!
 //! Every node first looks at the threats on the board: a five of the side to move wins, a
 //! five of the opponent must be blocked (the only move, searched without using depth), two

@@ -610,7 +610,7 @@ export function bughouse(page) {
   }
 
   function renderPanel() {
-    // The promotion choice, rebuilt on every update (a move on the other board, a clock):
+    // The promotion choice, rebuilt on every update (a move on the other board, say):
     // the button that had the focus gets it back, so the keyboard does not lose its place.
     const focused = ui.promo.contains(document.activeElement) ? document.activeElement.dataset.promo || "cancel" : null;
     ui.promo.replaceChildren();

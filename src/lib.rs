@@ -26,6 +26,10 @@
 //! - [`metrics`]: every metric's name and the one-line helpers that record them; the
 //!   process's Prometheus recorder (rendered by `GET /metrics`).
 
+// Module headers link the private modules they describe: they are read with
+// `cargo doc --document-private-items`, where those links resolve.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod app;
 pub mod cluster;
 pub mod config;

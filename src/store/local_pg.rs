@@ -632,7 +632,7 @@ fn find_binaries_in(
     best.map(|(_, bin)| bin).ok_or(LocalPgError::BinariesNotFound)
 }
 
-/// "15" → [15], "9.6" → [9, 6]; anything else → None.
+/// "15" → `[15]`, "9.6" → `[9, 6]`; anything else → None.
 fn parse_version_dir(name: &str) -> Option<Vec<u32>> {
     name.split('.').map(|part| part.parse().ok()).collect()
 }

@@ -18,6 +18,10 @@
 //!   (`engine:NAME`); [`engine`]: external engines, their processes and protocols.
 //! - [`brain`]: the other way round, our Gomoku bot as a Gomocup engine (`spelbord gomocup`).
 
+// Module headers link the private modules they describe: they are read with
+// `cargo doc --document-private-items`, where those links resolve.
+#![allow(rustdoc::private_intra_doc_links)]
+
 pub mod arena;
 pub mod brain;
 pub mod budget;

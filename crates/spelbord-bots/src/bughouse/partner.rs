@@ -4,7 +4,7 @@
 //! other board. So a piece of ours the opponent takes lands in the hand of our partner's
 //! opponent, and a piece we take lands in our partner's hand. The cheap filter here asks,
 //! for every kind of piece, whether one more of it in that hand would give a mate in one
-//! by a drop on the other board now ([`danger`]); such a piece is valued far above its
+//! by a drop on the other board now ([`drop_mates`]); such a piece is valued far above its
 //! material in the search's [`Travel`] table, so the search avoids giving it away and
 //! likes to win it for the partner. The other board plays on while we think; the table
 //! re-checks answers, so a filter on the present position is enough.

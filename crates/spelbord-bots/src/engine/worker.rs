@@ -1,5 +1,5 @@
 //! An engine's threads: one per process (`processes`), each owning its process, taking the
-//! engine's queued moves fairly by owner (the pool's [`Scheduler`]), and answering every one:
+//! engine's queued moves fairly by owner (the pool's [`Scheduler`](crate::pool::Scheduler)), and answering every one:
 //! the engine's move when the rules accept it, otherwise our hard bot's
 //! (`spelbord_engine_fallbacks_total{engine,reason}`).
 //!

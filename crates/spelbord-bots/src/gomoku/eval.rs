@@ -19,7 +19,7 @@ const THREAT_VALUE: [i32; 13] = [0, 0, 0, 10, 10, 0, 20, 60, 0, 20, 100, 200, 40
 
 /// The side to move's best threat, [`Threat`] order: it plays it next. A four-three or a
 /// double three wins unless the opponent has fours or an open three of its own
-/// ([`DEFENDED`] halves those).
+/// ([`evaluate`] halves those).
 const INITIATIVE: [i32; 13] = [0, 10, 10, 40, 60, 120, 200, 1500, 60, 150, 2500, 0, 0];
 
 /// The opponent's best threat, [`Threat`] order: the side to move has one move to deal

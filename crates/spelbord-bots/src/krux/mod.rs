@@ -24,7 +24,7 @@ mod search;
 
 /// The shared transposition table with the key of the best next position as the move (0
 /// for none): 2^20 entries of 24 bytes, 24 MB per search thread. A search sees only its
-/// own entries ([`Earlier::Ignored`]), so its answer never depends on an earlier one.
+/// own entries ([`Earlier::Ignored`](crate::tt::Earlier::Ignored)), so its answer never depends on an earlier one.
 mod tt {
     pub use crate::tt::{Bound, Earlier, Table};
     crate::tt::per_thread! {

@@ -75,7 +75,7 @@
 //!   `black` lower-case, in the order Q R B N P), `last_move`, `check`, `waiting` (the game
 //!   runs and the player to move has no legal move or drop), `move_count`), `total_moves` and
 //!   `move_limit`.
-//! - **Perft.** [`perft`] counts single-board move paths of `depth` plies where captured
+//! - **Perft.** [`perft()`] counts single-board move paths of `depth` plies where captured
 //!   pieces **leave the game**: pockets change only by drops. It is shakmaty's crazyhouse
 //!   perft with the capturer's pocket gain removed, and equals chess perft on positions with
 //!   empty pockets. No bughouse end is applied inside the tree (a mated or waiting side simply

@@ -12,13 +12,13 @@ pub fn perft(board_fen: &str, depth: u32) -> Result<u64, BoardError> {
     perft_with_rules(board_fen, depth, &HouseRules::default())
 }
 
-/// [`perft`] under a table's house rules: the drops they refuse are not counted.
+/// [`perft()`] under a table's house rules: the drops they refuse are not counted.
 pub fn perft_with_rules(board_fen: &str, depth: u32, rules: &HouseRules) -> Result<u64, BoardError> {
     let pos = parse_board(board_fen)?;
     perft_from(&pos, depth, rules).map_err(BoardError::Position)
 }
 
-/// [`perft`] of a board in Chess960 castling (castling rights as in Shredder-FEN, `HFhf`, or
+/// [`perft()`] of a board in Chess960 castling (castling rights as in Shredder-FEN, `HFhf`, or
 /// X-FEN), as Bughouse 960 plays it.
 pub fn perft_chess960(board_fen: &str, depth: u32) -> Result<u64, BoardError> {
     let fen: Fen = board_fen

@@ -292,7 +292,7 @@ impl Board {
 
 /// A position at a turn boundary: the square of each piece, the ring on each piece and the
 /// piece in turn. Written in the one-line notation of the module doc
-/// (`1c1 2e7 3b2 4f6 5a3 6g5 / 1`); [`FromStr`] accepts exactly the valid positions.
+/// (`1c1 2e7 3b2 4f6 5a3 6g5 / 1`); [`FromStr`](std::str::FromStr) accepts exactly the valid positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KruxPosition(Board);
 

@@ -73,7 +73,7 @@ pub struct KruxView {
 }
 
 impl Krux {
-    /// The public view of the game (the [`Rules::view`] of Krux).
+    /// The public view of the game (the [`Rules::view`](crate::Rules::view) of Krux).
     pub(super) fn build_view(&self) -> KruxView {
         let board = &self.state.board;
         let rows = (0..SIZE)

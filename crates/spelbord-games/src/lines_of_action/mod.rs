@@ -56,7 +56,7 @@
 //!   before the first), `move_count`, `pieces` (`{"black": n, "white": n}`), `position` (the
 //!   notation; its side letter names the side that would move next even once the game is
 //!   over).
-//! - **Perft.** [`perft`] counts the move sequences of length `depth` from a game's current
+//! - **Perft.** [`perft()`] counts the move sequences of length `depth` from a game's current
 //!   state under these rules (a pass is a move; repetition counts the game's history): at
 //!   depth 0 the count is 1, and a finished game has no moves, so it contributes 0 at any
 //!   depth of 1 or more. At depth 1 every legal move counts 1, including one that ends the
@@ -69,7 +69,7 @@
 //!   single-group test, one piece's targets);
 //! - `position.rs`: [`Position`]: move generation, making a move, the legality check;
 //! - `notation.rs`: the position notation and [`PositionError`];
-//! - `view.rs`: [`LoaView`]; `perft.rs`: [`perft`] and [`perft_divide`];
+//! - `view.rs`: [`LoaView`]; `perft.rs`: [`perft()`] and [`perft_divide`];
 //! - this file: the settings, the end rules and the game ([`LinesOfAction`]).
 
 pub mod bitboard;

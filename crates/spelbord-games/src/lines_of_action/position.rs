@@ -59,7 +59,7 @@ impl Position {
     /// Clears `out` and fills it with every legal move of the side to move: its moves in
     /// increasing order of `from` then `to` (bit order), or exactly `[Pass]` when it has
     /// none. Whether the game is over is not this type's business (see
-    /// [`LinesOfAction::moves_into`]).
+    /// [`super::LinesOfAction::moves_into`]).
     pub fn moves_into(&self, out: &mut Vec<LoaMove>) {
         out.clear();
         let (own, opponent) = self.own_and_opponent();

@@ -17,7 +17,7 @@
 
 use std::time::Instant;
 
-use super::board::{Board, Cell};
+use super::board::{Board, Cell, Side};
 use super::eval;
 use super::learned;
 use super::pattern::Threat;
@@ -316,7 +316,7 @@ impl<'a> Search<'a> {
             return false;
         }
         let them = 1 - self.board.to_move();
-        if self.board.count_from(them, Threat::Block4Flex3) > 0 || self.board.count(them, Threat::Flex3x2) > 0 {
+        if threatens_a_win_in_two(self.board, them) {
             return false;
         }
         if self.evaluate() < beta {
@@ -337,7 +337,7 @@ impl<'a> Search<'a> {
             return None;
         }
         let them = 1 - self.board.to_move();
-        if self.board.count_from(them, Threat::Block4Flex3) > 0 || self.board.count(them, Threat::Flex3x2) > 0 {
+        if threatens_a_win_in_two(self.board, them) {
             return None;
         }
         let eval = self.evaluate();
@@ -411,6 +411,13 @@ impl<'a> Search<'a> {
             slot[0] = Some(cell);
         }
     }
+}
+
+/// Whether `side`, were it to move, has a square making a five, an open four, a four-three
+/// or a double three: a win in two moves unless the other side answers with fours. A
+/// shortcut that trusts the other side's standing (a pass, the evaluation) is unsafe then.
+fn threatens_a_win_in_two(board: &Board, side: Side) -> bool {
+    board.count_from(side, Threat::Block4Flex3) > 0 || board.count(side, Threat::Flex3x2) > 0
 }
 
 /// The order of scored moves: the highest score first, ties by square (so that an order

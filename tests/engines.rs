@@ -73,12 +73,11 @@ async fn person_at(app: &TestApp, id: &str) -> Client {
 
 /// The metrics text.
 async fn scrape(app: &TestApp) -> String {
-    reqwest::get(app.http("/metrics"))
-        .await
-        .expect("GET /metrics")
-        .text()
-        .await
-        .expect("a body")
+    let response = reqwest::get(app.http("/metrics")).await.expect("GET /metrics");
+    let status = response.status();
+    let text = response.text().await.expect("a body");
+    assert_eq!(status, reqwest::StatusCode::OK, "GET /metrics: {text}");
+    text
 }
 
 /// The sum of the series `name` whose labels include every pair of `labels`.
@@ -360,8 +359,9 @@ async fn fairy_stockfish_plays_bughouse_960() {
     fairy_plays_a_game(json!({"chess960": true, "chess960_position": 0}), "fairy960").await;
 }
 
-/// A person (seat 0) with two random bots against Fairy-Stockfish in seat 1 at a Bughouse
-/// table with `settings`, to the end of the game: every answer is the engine's own.
+/// A person (seats 0 and 3, board A's White and board B's Black) with a random bot (seat 2)
+/// against Fairy-Stockfish in seat 1 at a Bughouse table with `settings`, to the end of the
+/// game: every answer is the engine's own.
 async fn fairy_plays_a_game(settings: Value, name: &str) {
     if !fairy_installed() {
         return;
@@ -373,18 +373,20 @@ async fn fairy_plays_a_game(settings: Value, name: &str) {
         "margin_ms": 10_000, "start_ms": 30_000,
     }));
     let app = app_with(vec![(name, fairy)]).await;
-    let bots = json!({"1": format!("engine:{name}"), "2": "random", "3": "random"});
+    let bots = json!({"1": format!("engine:{name}"), "2": "random"});
     let mut settings = settings;
     settings["seating"] = json!("chosen");
     settings["bots"] = bots;
     let (id, mut mirror) = table_with(&app, "bughouse", settings).await;
-    let mut person = person_at(&app, &id).await;
-    // Every move of the three bots' boards is checked against the mirror as it comes.
-    let over = person.play_randomly(&mut mirror, &[0], 7, usize::MAX).await.over;
-    let over = over.expect("the game ends");
+    let mut person = app.client(&id).await;
+    person.hello().await;
+    person.sit(0, "Person").await;
+    person.sit(3, "Person").await;
+    person.until("game_started").await;
+    let (over, engine_moves) = play_beside_the_engine(&mut person, &mut mirror, 7).await;
     let text = scrape(&app).await;
     assert_eq!(
-        fallbacks(&text, "fairy", None),
+        fallbacks(&text, name, None),
         0.0,
         "Fairy-Stockfish answered every move itself: {over}\n{}",
         text.lines()
@@ -392,12 +394,66 @@ async fn fairy_plays_a_game(settings: Value, name: &str) {
             .collect::<Vec<_>>()
             .join("\n")
     );
-    assert_eq!(starts(&text, name), 1.0);
+    assert_eq!(starts(&text, name), 1.0, "one engine process for the game: {over}");
+    assert!(engine_moves >= 1, "the engine moved on board A: {over}");
     let AnyGame::Bughouse(game) = &mirror else {
         panic!("a Bughouse game")
     };
-    assert!(
-        game.position(0).fullmoves().get() > 1,
-        "the engine moved on board A: {over}"
+    assert_eq!(
+        game.position(0).fullmoves().get() - 1,
+        u32::try_from(engine_moves).expect("small"),
+        "every Black move on board A was the engine's: {over}"
     );
+}
+
+/// Plays seats 0 and 3 randomly (chosen on `mirror` with `seed`) until the game is over;
+/// its `game_over` event and the number of the engine's (seat 1's) moves.
+///
+/// Board B waits for the engine: while the engine has a move to think about, the person
+/// does not move there, so the random bot across board B waits too. Without that, board B
+/// (two quick random movers) can reach a mate or the move limit while the engine process
+/// is still starting, which on a busy machine has taken seconds, and the game would end
+/// before the engine's first move.
+async fn play_beside_the_engine(person: &mut Client, mirror: &mut AnyGame, seed: u64) -> (Value, usize) {
+    use rand::SeedableRng;
+    use rand::seq::IndexedRandom;
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    let mut engine_moves = 0;
+    // Whether the person's move was sent and has not yet come back.
+    let mut sent = false;
+    loop {
+        if !sent {
+            let active = mirror.active_seats();
+            let engine_thinks = active.contains(1) && !mirror.legal_moves_json(1).is_empty();
+            let mine = [3, 0]
+                .into_iter()
+                .filter(|seat| active.contains(*seat) && !(*seat == 3 && engine_thinks));
+            let choice = mine
+                .filter_map(|seat| Some((seat, mirror.legal_moves_json(seat).choose(&mut rng)?.clone())))
+                .next();
+            if let Some((seat, payload)) = choice {
+                person
+                    .send(json!({"type": "move", "seat": seat, "move": payload}))
+                    .await;
+                sent = true;
+            }
+        }
+        let message = person.recv().await;
+        match message["type"].as_str() {
+            Some("moved") => {
+                let seat = u8::try_from(message["seat"].as_u64().expect("a seat")).expect("small");
+                mirror
+                    .play_json(seat, &message["move"])
+                    .unwrap_or_else(|err| panic!("the server's move {message} is legal: {err}"));
+                match seat {
+                    0 | 3 => sent = false,
+                    1 => engine_moves += 1,
+                    _ => {}
+                }
+            }
+            Some("game_over") => return (message, engine_moves),
+            Some("error") => panic!("the person's move was refused: {message}"),
+            _ => {}
+        }
+    }
 }

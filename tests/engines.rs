@@ -383,7 +383,21 @@ async fn fairy_plays_a_game(settings: Value, name: &str) {
     person.sit(0, "Person").await;
     person.sit(3, "Person").await;
     person.until("game_started").await;
-    let (over, engine_moves) = play_beside_the_engine(&mut person, &mut mirror, 7).await;
+    // The engine may take its start allowance and its margin before a move arrives.
+    person.set_recv_timeout(Duration::from_secs(45));
+    // Board B waits for the engine: while the engine has a move to think about, the person
+    // does not move there, so the random bot across board B waits too. Without that, board
+    // B (two quick random movers) can reach a mate or the move limit while the engine
+    // process is still starting, which on a busy machine has taken seconds, and the game
+    // would end before the engine's first move.
+    let engine_thinks = |game: &AnyGame| game.active_seats().contains(1) && !game.legal_moves_json(1).is_empty();
+    let played = person
+        .play_randomly_when(&mut mirror, &[3, 0], 7, usize::MAX, |game, seat| {
+            seat != 3 || !engine_thinks(game)
+        })
+        .await;
+    let over = played.over.expect("the game ends");
+    let engine_moves = played.by_seat.get(&1).copied().unwrap_or(0);
     let text = scrape(&app).await;
     assert_eq!(
         fallbacks(&text, name, None),
@@ -404,56 +418,4 @@ async fn fairy_plays_a_game(settings: Value, name: &str) {
         u32::try_from(engine_moves).expect("small"),
         "every Black move on board A was the engine's: {over}"
     );
-}
-
-/// Plays seats 0 and 3 randomly (chosen on `mirror` with `seed`) until the game is over;
-/// its `game_over` event and the number of the engine's (seat 1's) moves.
-///
-/// Board B waits for the engine: while the engine has a move to think about, the person
-/// does not move there, so the random bot across board B waits too. Without that, board B
-/// (two quick random movers) can reach a mate or the move limit while the engine process
-/// is still starting, which on a busy machine has taken seconds, and the game would end
-/// before the engine's first move.
-async fn play_beside_the_engine(person: &mut Client, mirror: &mut AnyGame, seed: u64) -> (Value, usize) {
-    use rand::SeedableRng;
-    use rand::seq::IndexedRandom;
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    let mut engine_moves = 0;
-    // Whether the person's move was sent and has not yet come back.
-    let mut sent = false;
-    loop {
-        if !sent {
-            let active = mirror.active_seats();
-            let engine_thinks = active.contains(1) && !mirror.legal_moves_json(1).is_empty();
-            let mine = [3, 0]
-                .into_iter()
-                .filter(|seat| active.contains(*seat) && !(*seat == 3 && engine_thinks));
-            let choice = mine
-                .filter_map(|seat| Some((seat, mirror.legal_moves_json(seat).choose(&mut rng)?.clone())))
-                .next();
-            if let Some((seat, payload)) = choice {
-                person
-                    .send(json!({"type": "move", "seat": seat, "move": payload}))
-                    .await;
-                sent = true;
-            }
-        }
-        let message = person.recv().await;
-        match message["type"].as_str() {
-            Some("moved") => {
-                let seat = u8::try_from(message["seat"].as_u64().expect("a seat")).expect("small");
-                mirror
-                    .play_json(seat, &message["move"])
-                    .unwrap_or_else(|err| panic!("the server's move {message} is legal: {err}"));
-                match seat {
-                    0 | 3 => sent = false,
-                    1 => engine_moves += 1,
-                    _ => {}
-                }
-            }
-            Some("game_over") => return (message, engine_moves),
-            Some("error") => panic!("the person's move was refused: {message}"),
-            _ => {}
-        }
-    }
 }

@@ -211,7 +211,7 @@ impl TestApp {
         let (ws, _) = tokio_tungstenite::connect_async(self.ws(table))
             .await
             .expect("WebSocket connects");
-        let mut client = Client { ws };
+        let mut client = Client::from_stream(ws);
         let snapshot = client.recv().await;
         assert_eq!(
             snapshot["type"], "snapshot",
@@ -372,12 +372,23 @@ pub async fn close_code(ws: &mut WebSocketStream<MaybeTlsStream<TcpStream>>) -> 
 /// A WebSocket client of one table.
 pub struct Client {
     ws: WebSocketStream<MaybeTlsStream<TcpStream>>,
+    /// How long [`Client::recv`] waits for a message.
+    recv_timeout: Duration,
 }
 
 impl Client {
     /// Wraps an already-open WebSocket (its snapshot not yet read).
     pub fn from_stream(ws: WebSocketStream<MaybeTlsStream<TcpStream>>) -> Client {
-        Client { ws }
+        Client {
+            ws,
+            recv_timeout: RECV_TIMEOUT,
+        }
+    }
+
+    /// Waits up to `timeout` for each message from now on (rather than 10 s): for a test
+    /// that waits on something allowed to take longer, such as an engine process starting.
+    pub fn set_recv_timeout(&mut self, timeout: Duration) {
+        self.recv_timeout = timeout;
     }
 
     pub async fn send(&mut self, message: Value) {
@@ -405,7 +416,7 @@ impl Client {
     /// The next JSON message from the server.
     pub async fn recv(&mut self) -> Value {
         // One deadline for the whole wait: the server's pings must not extend it.
-        let deadline = tokio::time::Instant::now() + RECV_TIMEOUT;
+        let deadline = tokio::time::Instant::now() + self.recv_timeout;
         loop {
             let frame = tokio::time::timeout_at(deadline, self.ws.next())
                 .await
@@ -490,6 +501,21 @@ impl Client {
         seed: u64,
         their_moves: usize,
     ) -> PlayedOut {
+        self.play_randomly_when(mirror, seats, seed, their_moves, |_, _| true)
+            .await
+    }
+
+    /// [`Client::play_randomly`], moving in a seat only while `may_move(mirror, seat)`:
+    /// each time, the first of `seats` (in their order) that is to move, may move and has a
+    /// legal move plays one.
+    pub async fn play_randomly_when(
+        &mut self,
+        mirror: &mut spelbord::games::AnyGame,
+        seats: &[u8],
+        seed: u64,
+        their_moves: usize,
+        may_move: impl Fn(&spelbord::games::AnyGame, u8) -> bool,
+    ) -> PlayedOut {
         use rand::SeedableRng;
         use rand::seq::IndexedRandom;
         let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
@@ -500,12 +526,16 @@ impl Client {
             if played.theirs >= their_moves {
                 return played;
             }
-            if !sent
-                && let Some(seat) = mirror.active_seats().iter().find(|seat| seats.contains(seat))
-                && let Some(payload) = mirror.legal_moves_json(seat).choose(&mut rng)
-            {
-                self.send(json!({"type": "move", "seat": seat, "move": payload})).await;
-                sent = true;
+            if !sent {
+                let active = mirror.active_seats();
+                let choice = seats
+                    .iter()
+                    .filter(|&&seat| active.contains(seat) && may_move(mirror, seat))
+                    .find_map(|&seat| Some((seat, mirror.legal_moves_json(seat).choose(&mut rng)?.clone())));
+                if let Some((seat, payload)) = choice {
+                    self.send(json!({"type": "move", "seat": seat, "move": payload})).await;
+                    sent = true;
+                }
             }
             let message = self.recv().await;
             match message["type"].as_str() {
@@ -515,6 +545,7 @@ impl Client {
                         .play_json(seat, &message["move"])
                         .unwrap_or_else(|err| panic!("the server's move {message} is legal: {err}"));
                     played.moves += 1;
+                    *played.by_seat.entry(seat).or_default() += 1;
                     if seats.contains(&seat) {
                         sent = false;
                     } else {
@@ -545,6 +576,8 @@ pub struct PlayedOut {
     pub moves: usize,
     /// The moves of the other seats (the bots') seen.
     pub theirs: usize,
+    /// The moves seen, by seat.
+    pub by_seat: std::collections::BTreeMap<u8, usize>,
 }
 
 /// For a game stored straight through the store: game 1 of a new, unrated single-game

@@ -18,36 +18,15 @@ move of a's: `ply move engine's-move before after`, then `lost at ply P: played 
 M'` and the position before it (for GOMOKU_POSITION of crates/spelbord-bots's measure.rs).
 """
 import re
-import subprocess
 import sys
+
+from gomocup import Engine
 
 N = 15
 cmd, ms = sys.argv[1], int(sys.argv[2])
 drop = int(sys.argv[3]) if len(sys.argv) > 3 else 400
-p = subprocess.Popen(cmd.split(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 # An evaluation that says the game is decided: a found win or loss.
 DECIDED = 20_000
-
-
-def send(line):
-    p.stdin.write(line + '\n')
-    p.stdin.flush()
-
-
-def answer():
-    evals = []
-    while True:
-        line = p.stdout.readline()
-        if not line:
-            sys.exit('engine ended')
-        line = line.strip()
-        head = line.split(' ')[0]
-        if head in ('MESSAGE', 'DEBUG', 'UNKNOWN', 'ERROR', ''):
-            m = re.search(r'Eval ([-+]?M?\d+)', line)
-            if m:
-                evals.append(m.group(1))
-            continue
-        return line, (evals[-1] if evals else None)
 
 
 def number(ev):
@@ -69,16 +48,7 @@ def name(x, y):
 
 def ask(moves):
     """The engine's move and evaluation for the side to move after `moves`."""
-    side = len(moves) % 2
-    send(f'INFO timeout_turn {ms}')
-    send('INFO timeout_match 0')
-    send('INFO rule 0')
-    send('BOARD')
-    for k, (mx, my) in enumerate(moves):
-        send(f'{mx},{my},{1 if k % 2 == side else 2}')
-    send('DONE')
-    reply, ev = answer()
-    x, y = map(int, reply.split(','))
+    (x, y), ev = engine.think(moves, ms)
     return name(x, y), number(ev)
 
 
@@ -92,8 +62,7 @@ def games(lines):
             header = None
 
 
-send(f'START {N}')
-answer()
+engine = Engine(cmd, N)
 lost = 0
 for header, words in games(sys.stdin):
     m = re.match(r'game \S+: a as (\w+): b wins', header)
@@ -120,5 +89,5 @@ for header, words in games(sys.stdin):
         print(f'  lost at ply {ply}: played {played}, engine {best}')
         print(f'  position: {" ".join(words[:ply])}')
     print(flush=True)
-send('END')
+engine.end()
 print(f'{lost} lost games judged')

@@ -14,31 +14,14 @@ Usage: positions.py ENGINE_COMMAND MS GAMES SEED [RANDOM_SHARE] > positions.txt
 Output lines: `<eval or +M/-M> <moves...>` (moves like H8; the side to move follows
 from their number).
 """
-import random, re, subprocess, sys
+import random, sys
+
+from gomocup import Engine
 
 cmd, ms, games, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 random_rate = float(sys.argv[5]) if len(sys.argv) > 5 else 0.12
 rng = random.Random(seed)
-p = subprocess.Popen(cmd.split(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 N = 15
-
-def send(line):
-    p.stdin.write(line + '\n'); p.stdin.flush()
-
-def answer():
-    evals = []
-    while True:
-        line = p.stdout.readline()
-        if not line:
-            sys.exit('engine ended')
-        line = line.strip()
-        head = line.split(' ')[0]
-        if head in ('MESSAGE', 'DEBUG', 'UNKNOWN', 'ERROR', ''):
-            m = re.search(r'Eval ([-+]?M?\d+)', line)
-            if m:
-                evals.append(m.group(1))
-            continue
-        return line, (evals[-1] if evals else None)
 
 def five(stones, x, y, side):
     for dx, dy in ((1, 0), (0, 1), (1, 1), (1, -1)):
@@ -63,7 +46,7 @@ def near(stones, d):
 def name(x, y):
     return chr(ord('A') + x) + str(N - y)
 
-send(f'START {N}'); answer()
+engine = Engine(cmd, N)
 for g in range(games):
     stones, moves = {}, []
     opening = rng.randint(1, 5)
@@ -75,12 +58,7 @@ for g in range(games):
                 continue
             ev = None
         else:
-            send(f'INFO timeout_turn {ms}'); send('INFO timeout_match 0'); send('INFO rule 0'); send('BOARD')
-            for k, (mx, my) in enumerate(moves):
-                send(f'{mx},{my},{1 if k % 2 == side else 2}')
-            send('DONE')
-            a, ev = answer()
-            x, y = map(int, a.split(','))
+            (x, y), ev = engine.think(moves, ms)
             if ev is not None:
                 print(ev, ' '.join(name(*m) for m in moves), flush=True)
                 if 'M' in ev:
@@ -91,4 +69,4 @@ for g in range(games):
         moves.append((x, y))
         if five(stones, x, y, side):
             break
-send('END')
+engine.end()

@@ -29,6 +29,7 @@ use super::eval;
 use super::learned::{self, BEST_PAIR, FEATURES, OWN_BEST, OWN_DOUBLES, SHAPES, THEIR_BEST, THEIR_DOUBLES};
 use super::measure::env_number;
 use super::pattern::Threat;
+use super::search;
 use spelbord_games::gomoku::Variant;
 
 /// The engine's units per unit of log-odds (its evaluation of `SCALE` is a chance of
@@ -56,11 +57,11 @@ fn chance(label: &str) -> Option<f64> {
     }
 }
 
-/// Whether the search evaluates positions like this one statically (see `search.rs`).
+/// Whether the search evaluates positions like this one statically: the threats do not
+/// decide it ([`search::decided_in`]) and no opponent five is to be stopped.
 fn evaluated(board: &Board) -> bool {
-    let us = board.to_move();
-    let them = 1 - us;
-    board.count(us, Threat::Five) == 0 && board.count(them, Threat::Five) == 0 && board.count(us, Threat::Flex4) == 0
+    let them = 1 - board.to_move();
+    search::decided_in(board).is_none() && board.count(them, Threat::Five) == 0
 }
 
 /// The samples of one file, split into (fitting, held out).

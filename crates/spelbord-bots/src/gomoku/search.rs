@@ -189,16 +189,14 @@ impl<'a> Search<'a> {
         let us = self.board.to_move();
         let them = 1 - us;
         let ply_score = ply as i32;
-        if self.board.count(us, Threat::Five) > 0 {
-            return MATE - ply_score - 1;
+        if let Some(plies) = decided_in(self.board) {
+            return if plies > 0 {
+                MATE - ply_score - plies
+            } else {
+                -(MATE - ply_score + plies)
+            };
         }
         let their_fives = self.board.count(them, Threat::Five);
-        if their_fives >= 2 {
-            return -(MATE - ply_score - 2);
-        }
-        if their_fives == 0 && self.board.count(us, Threat::Flex4) > 0 {
-            return MATE - ply_score - 3;
-        }
         if self.board.is_full() {
             return 0;
         }
@@ -411,6 +409,25 @@ impl<'a> Search<'a> {
             slot[0] = Some(cell);
         }
     }
+}
+
+/// Whether the threats alone decide the position, and in how many plies: `Some(n)` with
+/// `n > 0` when the side to move wins with its `n`th stone from here (1: a five to make;
+/// 3: an open four or double four to make, the opponent having no five), `Some(-n)` when
+/// it loses on the opponent's move `n` plies from here (2: two fives to stop). `None`
+/// otherwise; with one opponent five to stop the block is searched, else the position is
+/// searched or evaluated.
+pub fn decided_in(board: &Board) -> Option<i32> {
+    let us = board.to_move();
+    let them = 1 - us;
+    if board.count(us, Threat::Five) > 0 {
+        return Some(1);
+    }
+    let their_fives = board.count(them, Threat::Five);
+    if their_fives >= 2 {
+        return Some(-2);
+    }
+    (their_fives == 0 && board.count(us, Threat::Flex4) > 0).then_some(3)
 }
 
 /// Whether `side`, were it to move, has a square making a five, an open four, a four-three

@@ -387,9 +387,9 @@ async fn fairy_plays_a_game(settings: Value, name: &str) {
     person.set_recv_timeout(Duration::from_secs(45));
     // Board B waits for the engine: while the engine has a move to think about, the person
     // does not move there, so the random bot across board B waits too. Without that, board
-    // B (two quick random movers) can reach a mate or the move limit while the engine
-    // process is still starting, which on a busy machine has taken seconds, and the game
-    // would end before the engine's first move.
+    // B's quick random moves can reach a mate or the move limit while the engine process
+    // is still starting, which on a busy machine has taken seconds, and the game would end
+    // before the engine's first move.
     let engine_thinks = |game: &AnyGame| game.active_seats().contains(1) && !game.legal_moves_json(1).is_empty();
     let played = person
         .play_randomly_when(&mut mirror, &[3, 0], 7, usize::MAX, |game, seat| {

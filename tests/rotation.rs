@@ -1,6 +1,7 @@
 //! Rotating Bughouse tables over real sockets: more people than seats, a queue in order
 //! of arrival, who steps out after each game (`rotate`, `winners_stay`, bots and the away
-//! first), the queue kept across a restart, and each person's standings.
+//! first), the queue and the last game's seats kept across a restart, and each person's
+//! standings.
 
 mod common;
 
@@ -399,4 +400,40 @@ async fn between_games_a_snapshot_keeps_the_seats_that_played_the_last_game() {
     }
     watcher.until("game_started").await;
     assert!(app.snapshot(&table).await["rotation"].get("result_seats").is_none());
+}
+
+#[tokio::test]
+async fn a_restart_between_games_keeps_the_seats_that_played_the_last_game() {
+    let app = spawn_app().await;
+    let table = rotating_table(
+        &app,
+        "winners_stay",
+        json!({"bots": {"3": "easy"}, "series_pause_seconds": 120}),
+    )
+    .await;
+    let mut watcher = app.client(&table).await;
+    let mut people = Vec::new();
+    for (seat, name) in (0u8..).zip(["Ada", "Bo", "Cy"]) {
+        let mut client = app.client(&table).await;
+        client.hello().await;
+        client.sit(seat, name).await;
+        people.push(client);
+    }
+    watcher.until("game_started").await;
+    let eve = queue_up(&app, &table, "Eve", 1).await;
+    people[1].send(json!({"type": "resign", "seat": 1})).await;
+    let rotated = watcher.until("rotated").await;
+    assert_eq!(seated(&rotated["seats"]), ["Ada", "Bo", "Cy", "Eve"], "{rotated}");
+    drop((watcher, people, eve));
+    // Restarted in the pause: the seats of the game whose result the page shows are read
+    // back from the stored game (names and bots), beside today's seats.
+    let app = app.restart().await;
+    let snapshot = app.snapshot(&table).await;
+    assert_eq!(seated(&snapshot["seats"]), ["Ada", "Bo", "Cy", "Eve"], "{snapshot}");
+    let played = &snapshot["rotation"]["result_seats"];
+    assert_eq!(seated(played), ["Ada", "Bo", "Cy", "Computer (easy)"], "{snapshot}");
+    assert_eq!(played[3]["player"]["bot"], "easy", "{snapshot}");
+    assert_eq!(played[0]["role"], snapshot["seats"][0]["role"], "{snapshot}");
+    assert!(played[0]["player"].get("bot").is_none(), "{snapshot}");
+    assert!(snapshot["result"].is_object(), "{snapshot}");
 }

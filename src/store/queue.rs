@@ -1,7 +1,7 @@
 //! Rotating tables (`table::rotation`): the queue of people waiting for a seat, a
 //! rotation's new seating stored with the queue in one transaction, and what a restarted
-//! table reads back (the queue, and each person's games at the table for standings and
-//! games in a row). Every write is fenced with the table's lease.
+//! table reads back (the queue, each person's games at the table for standings and games
+//! in a row, and who played the last game). Every write is fenced with the table's lease.
 
 use super::{Store, StoreError};
 
@@ -19,6 +19,15 @@ pub struct RotatedSeat<'a> {
     pub player_key: Option<&'a [u8]>,
     pub name: &'a str,
     pub bot: Option<&'a str>,
+}
+
+/// One seat of a game as it was played: a person (`player_key`) or a bot (`bot`).
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct GamePlayerRow {
+    pub seat: i16,
+    pub player_key: Option<Vec<u8>>,
+    pub name: String,
+    pub bot: Option<String>,
 }
 
 /// One person's part in one game at a table.
@@ -137,6 +146,16 @@ impl Store {
             .into_iter()
             .map(|(player_key, name)| QueueRow { player_key, name })
             .collect())
+    }
+
+    /// The seats of the game `game_id` as it was played, by seat.
+    pub async fn game_players(&self, game_id: uuid::Uuid) -> Result<Vec<GamePlayerRow>, StoreError> {
+        let rows =
+            sqlx::query_as("SELECT seat, player_key, name, bot FROM game_players WHERE game_id = $1 ORDER BY seat")
+                .bind(game_id)
+                .fetch_all(self.pool())
+                .await?;
+        Ok(rows)
     }
 
     /// Every person's part in every game at the table, oldest game first (a table holds

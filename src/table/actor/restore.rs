@@ -21,6 +21,7 @@ use super::{CurrentGame, TableActor, TableServices};
 use crate::bots::BotChoice;
 use crate::games::{EndReason, GameResult, Outcome, Seat};
 use crate::identity::PlayerKey;
+use crate::protocol::{PlayerView, SeatView};
 use crate::series::{Series, SeriesFormat};
 use crate::store::games::ResultRecord;
 use crate::store::tables::{GameRow, MoveRow, ResultRow, StoredTable};
@@ -90,12 +91,19 @@ impl TableActor {
         }
         if let Some(game) = game {
             let ended_at = game.result.as_ref().map(|result| result.ended_at);
+            let game_id = game.id;
             let (current, series) = actor.replay(game).await?;
             actor.current = Some(current);
             actor.series = Some(series);
             // A series between two games: its pause runs from the game's stored end, as
             // clocks run from their stored deadline (a restart does not lengthen it).
             let finished = actor.current.as_ref().is_some_and(|c| c.game.outcome().is_some());
+            if finished && actor.rotation.is_some() {
+                let played = actor.played_seats(game_id).await?;
+                if let Some(rotation) = actor.rotation.as_deref_mut() {
+                    rotation.set_result_seats(played);
+                }
+            }
             // A rotating table plays on by itself once its seats are held.
             let rotating_on = actor.rotation.is_some() && actor.seats.is_full();
             if finished && (!actor.series_decided() || rotating_on) {
@@ -111,6 +119,31 @@ impl TableActor {
         actor.wake_bots();
         crate::metrics::table_restored(actor.settings.kind().id());
         Ok(actor.start(shutdown, tracker))
+    }
+
+    /// The seats of the stored game `game_id` as it was played (a rotating table's
+    /// `result_seats` between games): names and bots; nobody is connected yet, and no
+    /// rating is shown.
+    async fn played_seats(&self, game_id: Uuid) -> Result<Vec<SeatView>, StoreError> {
+        let roles = self.settings.game.seat_roles();
+        let rows = self.store.game_players(game_id).await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|row| {
+                let seat = Seat::try_from(row.seat).ok()?;
+                Some(SeatView {
+                    seat,
+                    role: roles.get(usize::from(seat)).copied().unwrap_or(""),
+                    player: Some(PlayerView {
+                        name: row.name,
+                        bot: row.bot.as_deref().and_then(BotChoice::from_id),
+                        connected: false,
+                        away_ms: None,
+                        rating: None,
+                    }),
+                })
+            })
+            .collect())
     }
 
     /// A rotating table's queue, standings and games in a row, read back.

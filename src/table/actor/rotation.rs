@@ -4,8 +4,9 @@
 //! someone waiting), each person's standings, and games in a row (for `rotate`).
 //!
 //! The queue is stored (`table_queue`, migration 0020) and a rotation stores the new
-//! seats with the queue in one transaction, before anyone is told. Standings and games in
-//! a row are not stored apart: a restarted table counts them again from its games.
+//! seats with the queue in one transaction, before anyone is told. Standings, games in a
+//! row and the seats that played the last game are not stored apart: a restarted table
+//! reads them again from its games.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -47,7 +48,7 @@ pub(super) struct RotationState {
     call_waited: bool,
     /// The seats as they were when the last game ended, until the next game starts: its
     /// result names seats, and a page loaded after people stepped out and came in tells
-    /// it with the names of those who played it.
+    /// it with the names of those who played it (after a restart, read from the game).
     result_seats: Option<Vec<SeatView>>,
 }
 
@@ -84,6 +85,13 @@ impl RotationState {
             streaks,
             ..RotationState::default()
         }
+    }
+}
+
+impl RotationState {
+    /// The seats as the last game ended (a restarted table reads them from the game).
+    pub(super) fn set_result_seats(&mut self, seats: Vec<SeatView>) {
+        self.result_seats = Some(seats);
     }
 }
 

@@ -359,11 +359,12 @@ async fn queue_requests_out_of_place_are_refused_and_change_nothing() {
     assert_eq!(refused["error"]["field"], "settings.rotation", "{refused}");
 }
 
-#[tokio::test]
-async fn between_games_a_snapshot_keeps_the_seats_that_played_the_last_game() {
-    let app = spawn_app().await;
+/// A `winners_stay` table with a two-minute pause between games: Ada, Bo and Cy in seats
+/// 0–2 and an easy bot in seat 3, their first game started. The table, a watcher's
+/// connection and the three people's.
+async fn three_people_and_a_bot(app: &TestApp) -> (String, Client, Vec<Client>) {
     let table = rotating_table(
-        &app,
+        app,
         "winners_stay",
         json!({"bots": {"3": "easy"}, "series_pause_seconds": 120}),
     )
@@ -377,6 +378,13 @@ async fn between_games_a_snapshot_keeps_the_seats_that_played_the_last_game() {
         people.push(client);
     }
     watcher.until("game_started").await;
+    (table, watcher, people)
+}
+
+#[tokio::test]
+async fn between_games_a_snapshot_keeps_the_seats_that_played_the_last_game() {
+    let app = spawn_app().await;
+    let (table, mut watcher, mut people) = three_people_and_a_bot(&app).await;
     assert!(
         app.snapshot(&table).await["rotation"].get("result_seats").is_none(),
         "not during a game"
@@ -405,21 +413,7 @@ async fn between_games_a_snapshot_keeps_the_seats_that_played_the_last_game() {
 #[tokio::test]
 async fn a_restart_between_games_keeps_the_seats_that_played_the_last_game() {
     let app = spawn_app().await;
-    let table = rotating_table(
-        &app,
-        "winners_stay",
-        json!({"bots": {"3": "easy"}, "series_pause_seconds": 120}),
-    )
-    .await;
-    let mut watcher = app.client(&table).await;
-    let mut people = Vec::new();
-    for (seat, name) in (0u8..).zip(["Ada", "Bo", "Cy"]) {
-        let mut client = app.client(&table).await;
-        client.hello().await;
-        client.sit(seat, name).await;
-        people.push(client);
-    }
-    watcher.until("game_started").await;
+    let (table, mut watcher, mut people) = three_people_and_a_bot(&app).await;
     let eve = queue_up(&app, &table, "Eve", 1).await;
     people[1].send(json!({"type": "resign", "seat": 1})).await;
     let rotated = watcher.until("rotated").await;

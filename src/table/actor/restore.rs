@@ -95,15 +95,16 @@ impl TableActor {
             let (current, series) = actor.replay(game).await?;
             actor.current = Some(current);
             actor.series = Some(series);
-            // A series between two games: its pause runs from the game's stored end, as
-            // clocks run from their stored deadline (a restart does not lengthen it).
             let finished = actor.current.as_ref().is_some_and(|c| c.game.outcome().is_some());
+            // Between games a rotating table shows who played the last one.
             if finished && actor.rotation.is_some() {
                 let played = actor.played_seats(game_id).await?;
                 if let Some(rotation) = actor.rotation.as_deref_mut() {
                     rotation.set_result_seats(played);
                 }
             }
+            // A series between two games: its pause runs from the game's stored end, as
+            // clocks run from their stored deadline (a restart does not lengthen it).
             // A rotating table plays on by itself once its seats are held.
             let rotating_on = actor.rotation.is_some() && actor.seats.is_full();
             if finished && (!actor.series_decided() || rotating_on) {

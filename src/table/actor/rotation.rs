@@ -86,9 +86,7 @@ impl RotationState {
             ..RotationState::default()
         }
     }
-}
 
-impl RotationState {
     /// The seats as the last game ended (a restarted table reads them from the game).
     pub(super) fn set_result_seats(&mut self, seats: Vec<SeatView>) {
         self.result_seats = Some(seats);

@@ -21,11 +21,11 @@ pub struct RotatedSeat<'a> {
     pub bot: Option<&'a str>,
 }
 
-/// One seat of a game as it was played: a person (`player_key`) or a bot (`bot`).
+/// One seat of a game as it was played: its player's name, and the bot's strength when a
+/// bot held it.
 #[derive(Debug, Clone, sqlx::FromRow)]
 pub struct GamePlayerRow {
     pub seat: i16,
-    pub player_key: Option<Vec<u8>>,
     pub name: String,
     pub bot: Option<String>,
 }
@@ -150,11 +150,10 @@ impl Store {
 
     /// The seats of the game `game_id` as it was played, by seat.
     pub async fn game_players(&self, game_id: uuid::Uuid) -> Result<Vec<GamePlayerRow>, StoreError> {
-        let rows =
-            sqlx::query_as("SELECT seat, player_key, name, bot FROM game_players WHERE game_id = $1 ORDER BY seat")
-                .bind(game_id)
-                .fetch_all(self.pool())
-                .await?;
+        let rows = sqlx::query_as("SELECT seat, name, bot FROM game_players WHERE game_id = $1 ORDER BY seat")
+            .bind(game_id)
+            .fetch_all(self.pool())
+            .await?;
         Ok(rows)
     }
 

@@ -279,6 +279,7 @@ async fn starts_moves_and_ends_of_many_games_written_at_once_are_all_stored() {
                     result: Some(SeriesResult::Won { side: 1 }),
                 }),
                 rating: None,
+                rotation: None,
             };
             store.append_move(game, last, Some(result)).await.is_ok()
         }));
@@ -516,6 +517,7 @@ async fn end(store: &Store, game: Uuid, last_ply: Option<u32>) -> bool {
         move_count: last_ply.unwrap_or(1),
         series: None,
         rating: None,
+        rotation: None,
     };
     let Some(ply) = last_ply else {
         return store.finish_game(game, result).await.is_ok();

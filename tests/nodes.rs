@@ -333,6 +333,7 @@ async fn leases_go_to_a_live_node_only_when_free_or_dead_and_fence_every_write()
         move_count: 1,
         series: None,
         rating: None,
+        rotation: None,
     };
     assert!(matches!(
         old.append_move(game, record(3), Some(result())).await,

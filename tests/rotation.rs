@@ -431,3 +431,52 @@ async fn a_restart_between_games_keeps_the_seats_that_played_the_last_game() {
     assert!(played[0]["player"].get("bot").is_none(), "{snapshot}");
     assert!(snapshot["result"].is_object(), "{snapshot}");
 }
+
+/// Makes every write of a seat fail in the app's database (`on`), or stops that.
+async fn refuse_seat_writes(app: &TestApp, on: bool) {
+    let statements: &[&'static str] = if on {
+        &[
+            "CREATE FUNCTION refuse_seat() RETURNS trigger LANGUAGE plpgsql AS
+             $$ BEGIN RAISE EXCEPTION 'seat writes refused by the test'; END $$",
+            "CREATE TRIGGER refuse_seat BEFORE INSERT ON seats FOR EACH ROW EXECUTE FUNCTION refuse_seat()",
+        ]
+    } else {
+        &["DROP TRIGGER refuse_seat ON seats", "DROP FUNCTION refuse_seat()"]
+    };
+    for statement in statements {
+        sqlx::query(*statement).execute(&app.pool).await.expect(statement);
+    }
+}
+
+#[tokio::test]
+async fn a_game_ends_only_with_its_rotation_stored_so_a_restart_never_seats_the_same_four_again() {
+    let app = spawn_app().await;
+    let (table, mut watcher, mut people) = three_people_and_a_bot(&app).await;
+    let eve = queue_up(&app, &table, "Eve", 1).await;
+    // The next seating cannot be stored: neither is the result, and the game goes on.
+    refuse_seat_writes(&app, true).await;
+    people[1].send(json!({"type": "resign", "seat": 1})).await;
+    let refused = people[1].until("error").await;
+    assert_eq!(refused["code"], "storage_unavailable", "{refused}");
+    let snapshot = app.snapshot(&table).await;
+    assert_eq!(snapshot["status"], "playing", "{snapshot}");
+    assert_eq!(seated(&snapshot["seats"]), ["Ada", "Bo", "Cy", "Computer (easy)"]);
+    refuse_seat_writes(&app, false).await;
+    // Now it can: the resignation ends the game and the bot steps out for Eve.
+    people[1].send(json!({"type": "resign", "seat": 1})).await;
+    watcher.until("game_over").await;
+    let rotated = watcher.until("rotated").await;
+    assert_eq!(seated(&rotated["seats"]), ["Ada", "Bo", "Cy", "Eve"], "{rotated}");
+    drop((watcher, people, eve));
+    // Whatever moment a restart comes, the result and the seating it led to come back
+    // together.
+    let app = app.restart().await;
+    let snapshot = app.snapshot(&table).await;
+    assert!(snapshot["result"].is_object(), "{snapshot}");
+    assert_eq!(seated(&snapshot["seats"]), ["Ada", "Bo", "Cy", "Eve"], "{snapshot}");
+    assert_eq!(
+        queue_names(&snapshot["rotation"]["queue"]),
+        Vec::<String>::new(),
+        "{snapshot}"
+    );
+}

@@ -70,6 +70,7 @@ impl Seeder {
             move_count: 9,
             series: None,
             rating: None,
+            rotation: None,
         };
         self.store.finish_game(id, record).await.unwrap();
     }

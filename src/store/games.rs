@@ -6,6 +6,7 @@ use time::OffsetDateTime;
 use uuid::Uuid;
 
 use super::leases::LeaseFields;
+use super::queue::RotationRecord;
 use super::writer::{Parts, QueuedMove, Write};
 use super::{Store, StoreError};
 use crate::games::Outcome;
@@ -78,6 +79,9 @@ pub struct ResultRecord<'a> {
     pub series: Option<SeriesRecord>,
     /// At a rated table: who held each seat, to rate the game with its result.
     pub rating: Option<&'a RatedGame>,
+    /// At a rotating table: the next game's seating and queue, stored with the result
+    /// so that no restart finds the one without the other.
+    pub rotation: Option<&'a RotationRecord>,
 }
 
 impl Store {
@@ -200,8 +204,9 @@ impl Store {
     }
 
     /// Stores a game's end: with the other tables' writes of its batch (group commit), or
-    /// at a rated table in a transaction of its own with the players' new ratings
-    /// (returned, or why there are none: `store::ratings::rate_game`).
+    /// at a rated or rotating table in a transaction of its own with the players' new
+    /// ratings (returned, or why there are none: `store::ratings::rate_game`) and the
+    /// next game's seating.
     async fn end_game(
         &self,
         game_id: Uuid,
@@ -209,31 +214,39 @@ impl Store {
         result: &ResultRecord<'_>,
     ) -> Result<GameRating, StoreError> {
         let end = self.end_record(game_id, last_move, result);
-        let Some(game) = result.rating else {
+        if result.rating.is_none() && result.rotation.is_none() {
             self.write_batched(Write::End, &end).await?;
             return Ok(GameRating::default());
-        };
+        }
         // Boxed: its transaction's futures are kilobytes, and every table command that
         // can end a game (a move, a resignation, a flag) would otherwise carry them, and
         // copy them onto the heap, whether or not its table is rated.
-        Box::pin(self.end_rated_game(game_id, &end, game, result.outcome)).await
+        Box::pin(self.end_game_with(game_id, &end, result)).await
     }
 
-    /// A rated game's end, in a transaction of its own with the players' new ratings
-    /// (returned; none, and why, beyond the bound per pair of players).
-    async fn end_rated_game(
+    /// A game's end in a transaction of its own, with a rated game's new ratings
+    /// (returned; none, and why, beyond the bound per pair of players) and a rotating
+    /// table's next seating.
+    async fn end_game_with(
         &self,
         game_id: Uuid,
         end: &EndJson<'_>,
-        game: &RatedGame,
-        outcome: &Outcome,
+        result: &ResultRecord<'_>,
     ) -> Result<GameRating, StoreError> {
         let json = serde_json::to_string(end)?;
         let mut tx = self.pool().begin().await?;
         super::writer::store_batch(&mut *tx, &Parts::end(&json))
             .await
             .map_err(|err| self.write_error(err))?;
-        let rating = super::ratings::rate_game(&mut tx, game_id, game, outcome).await?;
+        let rating = match result.rating {
+            Some(game) => super::ratings::rate_game(&mut tx, game_id, game, result.outcome).await?,
+            None => GameRating::default(),
+        };
+        if let Some(rotation) = result.rotation {
+            super::queue::write_rotation(&mut tx, rotation)
+                .await
+                .map_err(|err| self.write_error(err))?;
+        }
         tx.commit().await?;
         Ok(rating)
     }

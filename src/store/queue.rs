@@ -1,5 +1,6 @@
 //! Rotating tables (`table::rotation`): the queue of people waiting for a seat, a
-//! rotation's new seating stored with the queue in one transaction, and what a restarted
+//! rotation's new seating stored with the queue in one transaction (on its own, or in the
+//! transaction of the result of the game it follows: `store::games`), and what a restarted
 //! table reads back (the queue, each person's games at the table for standings and games
 //! in a row, and who played the last game). Every write is fenced with the table's lease.
 
@@ -14,11 +15,21 @@ pub struct QueueRow {
 
 /// A seat holder to store with a rotation: a person (`player_key`) or a bot (`bot`).
 #[derive(Debug, Clone)]
-pub struct RotatedSeat<'a> {
+pub struct RotatedSeat {
     pub seat: u8,
-    pub player_key: Option<&'a [u8]>,
-    pub name: &'a str,
-    pub bot: Option<&'a str>,
+    pub player_key: Option<Vec<u8>>,
+    pub name: String,
+    pub bot: Option<String>,
+}
+
+/// A rotation to store: the table's seats become `seats` (every seat not listed is free)
+/// and its queue `queue`, in this order. Stored on its own ([`Store::store_rotation`]) or
+/// with the result of the game it follows (`store::games::ResultRecord`).
+#[derive(Debug, Clone)]
+pub struct RotationRecord {
+    pub table_id: String,
+    pub seats: Vec<RotatedSeat>,
+    pub queue: Vec<QueueRow>,
 }
 
 /// One seat of a game as it was played: its player's name, and the bot's strength when a
@@ -82,14 +93,8 @@ impl Store {
         Ok(())
     }
 
-    /// Stores a rotation: the table's seats are `seats` (every seat not listed is free)
-    /// and its queue is `queue`, in this order; one transaction.
-    pub async fn store_rotation(
-        &self,
-        table_id: &str,
-        seats: &[RotatedSeat<'_>],
-        queue: &[(&[u8], &str)],
-    ) -> Result<(), StoreError> {
+    /// Stores a rotation, in one transaction.
+    pub async fn store_rotation(&self, rotation: &RotationRecord) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("store_rotation");
         let (table, node, epoch) = self.lease_args();
         let mut tx = self.pool().begin().await.map_err(|err| self.write_error(err))?;
@@ -100,37 +105,9 @@ impl Store {
             .execute(&mut *tx)
             .await
             .map_err(|err| self.write_error(err))?;
-        sqlx::query("DELETE FROM seats WHERE table_id = $1")
-            .bind(table_id)
-            .execute(&mut *tx)
+        write_rotation(&mut tx, rotation)
             .await
             .map_err(|err| self.write_error(err))?;
-        for seat in seats {
-            sqlx::query("INSERT INTO seats (table_id, seat, player_key, name, bot) VALUES ($1, $2, $3, $4, $5)")
-                .bind(table_id)
-                .bind(i16::from(seat.seat))
-                .bind(seat.player_key)
-                .bind(seat.name)
-                .bind(seat.bot)
-                .execute(&mut *tx)
-                .await
-                .map_err(|err| self.write_error(err))?;
-        }
-        sqlx::query("DELETE FROM table_queue WHERE table_id = $1")
-            .bind(table_id)
-            .execute(&mut *tx)
-            .await
-            .map_err(|err| self.write_error(err))?;
-        for (place, (key, name)) in (0i32..).zip(queue) {
-            sqlx::query("INSERT INTO table_queue (table_id, player_key, name, place) VALUES ($1, $2, $3, $4)")
-                .bind(table_id)
-                .bind(*key)
-                .bind(*name)
-                .bind(place)
-                .execute(&mut *tx)
-                .await
-                .map_err(|err| self.write_error(err))?;
-        }
         tx.commit().await.map_err(|err| self.write_error(err))?;
         Ok(())
     }
@@ -176,4 +153,37 @@ impl Store {
         .await?;
         Ok(rows)
     }
+}
+
+/// A rotation's writes, inside the caller's transaction (which holds the table's lease).
+pub(super) async fn write_rotation(tx: &mut sqlx::PgConnection, rotation: &RotationRecord) -> Result<(), sqlx::Error> {
+    let table_id = rotation.table_id.as_str();
+    sqlx::query("DELETE FROM seats WHERE table_id = $1")
+        .bind(table_id)
+        .execute(&mut *tx)
+        .await?;
+    for seat in &rotation.seats {
+        sqlx::query("INSERT INTO seats (table_id, seat, player_key, name, bot) VALUES ($1, $2, $3, $4, $5)")
+            .bind(table_id)
+            .bind(i16::from(seat.seat))
+            .bind(seat.player_key.as_deref())
+            .bind(&seat.name)
+            .bind(seat.bot.as_deref())
+            .execute(&mut *tx)
+            .await?;
+    }
+    sqlx::query("DELETE FROM table_queue WHERE table_id = $1")
+        .bind(table_id)
+        .execute(&mut *tx)
+        .await?;
+    for (place, waiting) in (0i32..).zip(&rotation.queue) {
+        sqlx::query("INSERT INTO table_queue (table_id, player_key, name, place) VALUES ($1, $2, $3, $4)")
+            .bind(table_id)
+            .bind(&waiting.player_key)
+            .bind(&waiting.name)
+            .bind(place)
+            .execute(&mut *tx)
+            .await?;
+    }
+    Ok(())
 }

@@ -10,7 +10,9 @@ use super::*;
 use crate::protocol::RatingChangeView;
 use crate::ratings::{Unrated, limits};
 use crate::series::Series;
+use crate::store::games::SeriesRecord;
 use crate::table::clock::ClockView;
+use crate::table::rotation::Plan;
 
 impl TableActor {
     /// The game in progress, or the refusal that explains why there is none.
@@ -106,11 +108,16 @@ impl TableActor {
         };
         let series = next.outcome().and_then(|outcome| self.series_after(outcome));
         let rated = self.rated_game();
+        let next_seating = next
+            .outcome()
+            .and_then(|outcome| self.rotation_at_end(outcome, decides(series.as_ref())));
+        let rotation = next_seating.as_ref().map(|plan| self.rotation_record(plan));
         let result = next.outcome().map(|outcome| ResultRecord {
             outcome,
             move_count: ply,
             series: series.as_ref().map(|(record, _)| *record),
             rating: rated.as_ref(),
+            rotation: rotation.as_ref(),
         });
         let store_started = Instant::now();
         let rating = self
@@ -166,7 +173,7 @@ impl TableActor {
         if let Some(result) = finished {
             let ratings = self.rating_changes(rating.changes);
             self.announce_game_over(result, clock_view, series, ratings, rating.unrated);
-            self.after_game_over().await;
+            self.after_game_over(next_seating).await;
         }
         Ok(())
     }
@@ -195,17 +202,25 @@ impl TableActor {
         });
     }
 
-    /// Ends the game in progress with `outcome`: clocks stopped, stored first, then announced.
+    /// Ends the game in progress with `outcome`: clocks stopped, stored first (with a
+    /// rotating table's next seating), then announced.
     pub(super) async fn end_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
-        self.close_game(outcome).await?;
-        self.after_game_over().await;
+        let next_seating = self.store_end(outcome, true).await?;
+        self.after_game_over(next_seating).await;
         Ok(())
     }
 
-    /// [`Self::end_game`] without what follows it (the series' end or its pause). Every
+    /// [`Self::end_game`] without what follows it (the series' end or its pause, a
+    /// rotating table's next seating): a game aborted for a new game or by a moderator.
+    pub(super) async fn close_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
+        self.store_end(outcome, false).await.map(|_| ())
+    }
+
+    /// Stores and announces the end of the game in progress, with a rotating table's next
+    /// seating when `rotate` (returned, to be applied once the end is announced). Every
     /// end outside the rules comes here; at a rated table one before every seat has played
     /// two turns is aborted instead ([`Self::unless_unplayed`]).
-    pub(super) async fn close_game(&mut self, outcome: Outcome) -> Result<(), Refusal> {
+    async fn store_end(&mut self, outcome: Outcome, rotate: bool) -> Result<Option<Plan>, Refusal> {
         let outcome = self.unless_unplayed(outcome);
         let current = self.playing()?;
         let now = Instant::now();
@@ -216,11 +231,18 @@ impl TableActor {
         let move_count = u32::try_from(current.moves.len()).unwrap_or(u32::MAX);
         let series = self.series_after(&outcome);
         let rated = self.rated_game();
+        let next_seating = if rotate {
+            self.rotation_at_end(&outcome, decides(series.as_ref()))
+        } else {
+            None
+        };
+        let rotation = next_seating.as_ref().map(|plan| self.rotation_record(plan));
         let record = ResultRecord {
             outcome: &outcome,
             move_count,
             series: series.as_ref().map(|(record, _)| *record),
             rating: rated.as_ref(),
+            rotation: rotation.as_ref(),
         };
         let rating = self
             .store
@@ -240,7 +262,7 @@ impl TableActor {
         self.bot_seats.reset();
         let ratings = self.rating_changes(rating.changes);
         self.announce_game_over(result, clock_view, series, ratings, rating.unrated);
-        Ok(())
+        Ok(next_seating)
     }
 
     /// An end outside the rules as the table records it: at a rated table, aborted while
@@ -372,6 +394,12 @@ pub(super) fn sentence(message: &str) -> String {
         text.push('.');
     }
     text
+}
+
+/// Whether a game ends its table's series, given the series with the game counted
+/// (`None`: the table keeps no series, and every game stands alone).
+fn decides(series: Option<&(SeriesRecord, Series)>) -> bool {
+    series.is_none_or(|(_, series)| series.is_decided())
 }
 
 #[cfg(test)]

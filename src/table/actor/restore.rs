@@ -227,6 +227,7 @@ impl TableActor {
                     move_count: u32::try_from(moves.len()).unwrap_or(u32::MAX),
                     series: None,
                     rating: None,
+                    rotation: None,
                 };
                 self.store.finish_game(row.id, record).await?;
                 game.finish(aborted);

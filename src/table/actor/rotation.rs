@@ -4,7 +4,9 @@
 //! someone waiting), each person's standings, and games in a row (for `rotate`).
 //!
 //! The queue is stored (`table_queue`, migration 0020) and a rotation stores the new
-//! seats with the queue in one transaction, before anyone is told. Standings, games in a
+//! seats with the queue in one transaction, before anyone is told; the rotation after a
+//! game is decided before the game's result is stored, and stored in its transaction (a
+//! kill between the two would otherwise seat the same players again after a restart). Standings, games in a
 //! row and the seats that played the last game are not stored apart: a restarted table
 //! reads them again from its games.
 
@@ -15,14 +17,13 @@ use tokio::time::Instant;
 
 use super::seating::StartPlan;
 use super::{Refusal, TIMER_RETRY, TableActor};
-use crate::games::{GameResult, Seat};
+use crate::games::{GameResult, Outcome, Seat};
 use crate::identity::PlayerKey;
 use crate::protocol::{ErrorCode, PersonStandingView, RotationView, SeatView, ServerMsg, WaitingView};
 use crate::store::StoreError;
-use crate::store::queue::RotatedSeat;
+use crate::store::queue::{QueueRow, RotatedSeat, RotationRecord};
 use crate::table::msg::ConnId;
 use crate::table::rotation::{self, After, PersonResult, Plan, QUEUE_MAX, Standings, Waiting};
-use crate::table::seats::Holder;
 
 /// How long the next game waits, once, for a seated person who is away when it is called
 /// (a page reloading comes back in a second or two) before someone waiting takes the seat.
@@ -297,30 +298,42 @@ impl TableActor {
         }
     }
 
-    /// A game ended at a rotating table: each person's result is counted, and the next
-    /// game is seated by the table's rule (stored, then announced); when every seat is
-    /// held, the next game starts after the pause.
-    pub(super) async fn rotate_after_game(&mut self) {
+    /// The next seating at a rotating table whose game ends with `outcome` (`decides`:
+    /// the game ends the table's series, as every single game does): stored with the
+    /// game's result and applied by [`Self::rotate_after_game`] once it is announced.
+    /// `None` when the table does not rotate or nobody steps out.
+    pub(super) fn rotation_at_end(&self, outcome: &Outcome, decides: bool) -> Option<Plan> {
+        if self.rotation.is_none() || !decides {
+            return None;
+        }
+        let winners = match &outcome.result {
+            GameResult::Win { winners } => Some(winners.as_slice()),
+            GameResult::Draw | GameResult::Aborted => None,
+        };
+        let counted = !matches!(outcome.result, GameResult::Aborted);
+        self.plan(winners, counted, false)
+    }
+
+    /// A game ended at a rotating table (its result stored with `plan`, the next seating
+    /// [`Self::rotation_at_end`] decided): each person's result is counted, and the next
+    /// seating is applied and announced; when every seat is held, the next game starts
+    /// after the pause.
+    pub(super) fn rotate_after_game(&mut self, plan: Option<Plan>) {
         let outcome = self
             .current
             .as_ref()
             .and_then(|current| current.game.outcome().cloned());
         let Some(outcome) = outcome else { return };
-        let winners: Option<Vec<Seat>> = match &outcome.result {
-            GameResult::Win { winners } => Some(winners.clone()),
-            GameResult::Draw | GameResult::Aborted => None,
-        };
-        let counted = !matches!(outcome.result, GameResult::Aborted);
-        if counted {
+        if !matches!(outcome.result, GameResult::Aborted) {
             let results: Vec<(PlayerKey, String, PersonResult)> = self
                 .seats
                 .iter()
                 .filter_map(|(seat, holder)| {
                     let holder = holder?;
-                    let result = match &winners {
-                        Some(winners) if winners.contains(&seat) => PersonResult::Won,
-                        Some(_) => PersonResult::Lost,
-                        None => PersonResult::Drawn,
+                    let result = match &outcome.result {
+                        GameResult::Win { winners } if winners.contains(&seat) => PersonResult::Won,
+                        GameResult::Win { .. } => PersonResult::Lost,
+                        GameResult::Draw | GameResult::Aborted => PersonResult::Drawn,
                     };
                     Some((holder.key()?, holder.name(), result))
                 })
@@ -331,11 +344,9 @@ impl TableActor {
                 }
             }
         }
-        let plan = self.plan(winners.as_deref(), counted, false);
         let played = self.seat_views();
-        if let Err(err) = self.apply_plan(plan).await {
-            // The same players play on; the queue waits for the next game.
-            tracing::error!(table = %self.id, error = %err, "could not store a rotation");
+        if let Some(plan) = plan {
+            self.seat_plan(plan);
         }
         if let Some(rotation) = self.rotation.as_deref_mut() {
             rotation.result_seats = Some(played);
@@ -377,35 +388,43 @@ impl TableActor {
     /// Stores a rotation's seats and queue, then applies and announces them.
     async fn apply_plan(&mut self, plan: Option<Plan>) -> Result<(), StoreError> {
         let Some(plan) = plan else { return Ok(()) };
-        let holders: Vec<(Seat, Holder)> = plan
+        self.store.store_rotation(&self.rotation_record(&plan)).await?;
+        self.seat_plan(plan);
+        Ok(())
+    }
+
+    /// A rotation as the store keeps it: the planned seats and queue.
+    pub(super) fn rotation_record(&self, plan: &Plan) -> RotationRecord {
+        let seats = plan
             .seats
             .iter()
-            .filter_map(|(seat, holder)| Some((seat, holder?.clone())))
-            .collect();
-        let names: Vec<String> = holders.iter().map(|(_, holder)| holder.name()).collect();
-        let keys: Vec<Option<PlayerKey>> = holders.iter().map(|(_, holder)| holder.key()).collect();
-        let bots: Vec<Option<_>> = holders
-            .iter()
-            .map(|(_, holder)| holder.bot().map(crate::bots::BotChoice::id))
-            .collect();
-        let seats: Vec<RotatedSeat<'_>> = holders
-            .iter()
-            .zip(&names)
-            .zip(&keys)
-            .zip(&bots)
-            .map(|((((seat, _), name), key), bot)| RotatedSeat {
-                seat: *seat,
-                player_key: key.as_ref().map(PlayerKey::as_bytes),
-                name,
-                bot: bot.as_deref(),
+            .filter_map(|(seat, holder)| {
+                let holder = holder?;
+                Some(RotatedSeat {
+                    seat,
+                    player_key: holder.key().map(|key| key.as_bytes().to_vec()),
+                    name: holder.name(),
+                    bot: holder.bot().map(|bot| bot.id().into_owned()),
+                })
             })
             .collect();
-        let queue: Vec<(&[u8], &str)> = plan
+        let queue = plan
             .queue
             .iter()
-            .map(|waiting| (waiting.key.as_bytes(), waiting.name.as_str()))
+            .map(|waiting| QueueRow {
+                player_key: waiting.key.as_bytes().to_vec(),
+                name: waiting.name.clone(),
+            })
             .collect();
-        self.store.store_rotation(&self.id, &seats, &queue).await?;
+        RotationRecord {
+            table_id: self.id.clone(),
+            seats,
+            queue,
+        }
+    }
+
+    /// Applies a stored rotation's seats and queue, and announces them.
+    fn seat_plan(&mut self, plan: Plan) {
         let Plan {
             seats,
             queue,
@@ -443,7 +462,6 @@ impl TableActor {
         // Everyone's seats or places may have changed.
         self.welcome_everyone();
         self.sync_presence();
-        Ok(())
     }
 
     /// Between games (no game in play), the people waiting take free seats and the

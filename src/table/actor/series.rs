@@ -23,6 +23,7 @@ use crate::series::{GameScore, NextFirst, Series, SeriesFormat, SeriesResult};
 use crate::store::games::SeriesRecord;
 use crate::table::msg::ConnId;
 use crate::table::quota;
+use crate::table::rotation::Plan;
 use crate::table::seats::Seats;
 
 /// The series in play (or last played) at the table.
@@ -123,9 +124,10 @@ impl TableActor {
         Some((record, series))
     }
 
-    /// After a game ended (stored, counted and announced): the series is over, or its
-    /// next game is announced after the pause.
-    pub(super) async fn after_game_over(&mut self) {
+    /// After a game ended (stored, counted and announced): the series is over (a rotating
+    /// table applies `next_seating`, stored with the result), or its next game is
+    /// announced after the pause.
+    pub(super) async fn after_game_over(&mut self, next_seating: Option<Plan>) {
         // The finished game's line stays for snapshots; the room kept for more moves goes.
         if let Some(current) = self.current.as_mut() {
             current.moves.shrink_to_fit();
@@ -137,7 +139,7 @@ impl TableActor {
             }
             // A rotating table seats its next game and plays on by itself.
             if self.rotation.is_some() {
-                Box::pin(self.rotate_after_game()).await;
+                self.rotate_after_game(next_seating);
             }
             return;
         }

@@ -88,7 +88,7 @@ impl App {
             handoff_wait: std::time::Duration::from_millis(cluster.handoff_wait_ms),
         };
         // The lobby's tasks run before any table does, so that no listing is missed.
-        let lobby = crate::lobby::Lobby::new(store.clone(), membership.id, tokens, &settings);
+        let lobby = crate::lobby::Lobby::new(store.clone(), membership.id, tokens, engines.clone(), &settings);
         crate::lobby::view::spawn(lobby.clone(), shutdown.clone());
         crate::lobby::publisher::spawn(store.clone(), membership.id, listing_updates, shutdown.clone());
         crate::store::retention::spawn(store.clone(), settings.retention.clone(), shutdown.clone());

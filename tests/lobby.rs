@@ -442,6 +442,74 @@ async fn a_seeker_may_play_the_computer_instead() {
 }
 
 #[tokio::test]
+async fn a_seeker_may_play_a_configured_engine_of_the_pool_s_game() {
+    let fake = common::gomocup_fake().display().to_string();
+    let app = spawn_app_with(|settings| {
+        let engine = serde_json::from_value(json!({
+            "game": "gomoku", "protocol": "gomocup", "command": [fake, "random"], "move_ms": 100,
+        }))
+        .expect("an engine configuration");
+        settings.bots.engines.insert("rnd".to_owned(), engine);
+    })
+    .await;
+    let (mut anna, token) = person(&app, None).await;
+    anna.send(json!({"type": "seek", "pool": "krux/untimed"})).await;
+    let krux = anna.until("seeking").await["seek"]["id"].clone();
+    anna.send(json!({"type": "seek", "pool": "gomoku/untimed"})).await;
+    let gomoku = anna.until("seeking").await["seek"]["id"].clone();
+    // An engine of another game, one not configured, and our random mover are refused,
+    // each with words that say what is offered; the seeks stay open.
+    anna.send(json!({"type": "play_bots", "seek": krux, "strength": "engine:rnd", "ref": 1}))
+        .await;
+    let refused = anna.refused("bad_message").await;
+    assert_eq!(refused["ref"], 1, "{refused}");
+    assert!(
+        refused["message"].as_str().is_some_and(|m| m.contains("krux")),
+        "{refused}"
+    );
+    anna.send(json!({"type": "play_bots", "seek": gomoku, "strength": "engine:nope"}))
+        .await;
+    let refused = anna.refused("bad_message").await;
+    assert!(
+        refused["message"].as_str().is_some_and(|m| m.contains("engine:rnd")),
+        "{refused}"
+    );
+    anna.send(json!({"type": "play_bots", "seek": gomoku, "strength": "random"}))
+        .await;
+    anna.refused("bad_message").await;
+    let open: i64 = sqlx::query_scalar("SELECT count(*) FROM lobby_seeks")
+        .fetch_one(&app.pool)
+        .await
+        .expect("count");
+    assert_eq!(open, 2, "both seeks are still open");
+    // The engine of the seek's game: a table with the engine in the other seat, which plays.
+    anna.send(json!({"type": "play_bots", "seek": gomoku, "strength": "engine:rnd"}))
+        .await;
+    let paired = anna.until("paired").await;
+    let table = paired["table"].as_str().expect("a table");
+    let bot: Option<String> = sqlx::query_scalar("SELECT bot FROM seats WHERE table_id = $1 AND player_key IS NULL")
+        .bind(table)
+        .fetch_one(&app.pool)
+        .await
+        .expect("the table's computer seat");
+    assert_eq!(bot.as_deref(), Some("engine:rnd"));
+    let (mut at, _) = at_table(&app, table, &token).await;
+    let started = at.until("game_started").await;
+    let seat = paired["seat"].as_u64().expect("a seat");
+    if started["to_move"] == json!([seat]) {
+        at.send(json!({"type": "move", "seat": seat, "move": {"at": "h8"}}))
+            .await;
+    }
+    // The engine's move: a move by the seat that is not the person's.
+    loop {
+        let moved = at.until("moved").await;
+        if moved["seat"] != seat {
+            break;
+        }
+    }
+}
+
+#[tokio::test]
 async fn bad_lobby_requests_get_clear_errors_and_change_nothing() {
     let app = spawn_app().await;
     let (mut anna, _) = person(&app, None).await;

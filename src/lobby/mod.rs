@@ -34,6 +34,7 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use self::messages::LobbyServerMsg;
+use crate::bots::engine::Engines;
 use crate::config::Settings;
 use crate::games::Seat;
 use crate::identity::{PlayerKey, PlayerToken, TokenIssuer};
@@ -56,6 +57,8 @@ struct Inner {
     grace: Duration,
     refuse_same_address: bool,
     name_max_chars: usize,
+    /// The engines `play_bots` may seat (`bots.engines`).
+    engines: Engines,
     /// Seeks and accepts per client address.
     limiter: governor::DefaultKeyedRateLimiter<IpAddr>,
     state: Mutex<State>,
@@ -146,7 +149,7 @@ struct LobbyConn {
 }
 
 impl Lobby {
-    pub fn new(store: Store, node: i32, tokens: TokenIssuer, settings: &Settings) -> Lobby {
+    pub fn new(store: Store, node: i32, tokens: TokenIssuer, engines: Engines, settings: &Settings) -> Lobby {
         let per_minute = NonZeroU32::new(settings.limits.seeks_per_minute).unwrap_or(NonZeroU32::MIN);
         Lobby {
             inner: Arc::new(Inner {
@@ -156,6 +159,7 @@ impl Lobby {
                 grace: Duration::from_secs(settings.lobby.seek_grace_seconds),
                 refuse_same_address: settings.lobby.refuse_same_address,
                 name_max_chars: settings.limits.name_max_chars,
+                engines,
                 limiter: governor::RateLimiter::keyed(governor::Quota::per_minute(per_minute)),
                 state: Mutex::default(),
                 view: Mutex::default(),

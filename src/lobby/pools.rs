@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::bots::Strength;
+use crate::bots::BotChoice;
 use crate::games::{GameKind, Seat, SettingError};
 use crate::table::TableSettings;
 
@@ -66,7 +66,7 @@ impl Pool {
     /// The settings of a table the pool makes: its clock, seats drawn by lot, listed in
     /// the lobby, everything else the game's defaults; the computer in `bots` (never
     /// rated, docs/ratings.md).
-    pub fn table_settings(&self, rated: bool, bots: &BTreeMap<Seat, Strength>) -> Result<TableSettings, SettingError> {
+    pub fn table_settings(&self, rated: bool, bots: &BTreeMap<Seat, BotChoice>) -> Result<TableSettings, SettingError> {
         let time_control = match self.clock {
             None => json!({"kind": "none"}),
             Some((minutes, 0)) => json!({"kind": "sudden_death", "base_seconds": minutes * 60}),
@@ -76,7 +76,7 @@ impl Pool {
         };
         let bots: serde_json::Map<String, Value> = bots
             .iter()
-            .map(|(seat, strength)| (seat.to_string(), Value::from(strength.id())))
+            .map(|(seat, choice)| (seat.to_string(), Value::from(choice.id().into_owned())))
             .collect();
         let settings = json!({
             "time_control": time_control,
@@ -112,7 +112,10 @@ mod tests {
     #[test]
     fn a_table_with_the_computer_is_casual() {
         let pool = Pool::find("bughouse/3+0").expect("a pool");
-        let bots = BTreeMap::from([(2, Strength::Medium), (3, Strength::Medium)]);
+        let bots = BTreeMap::from([
+            (2, crate::bots::Strength::Medium.into()),
+            (3, crate::bots::Strength::Medium.into()),
+        ]);
         let settings = pool.table_settings(true, &bots).expect("settings");
         assert!(!settings.rated);
         assert_eq!(settings.bots.len(), 2);

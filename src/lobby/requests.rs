@@ -11,7 +11,7 @@ use uuid::Uuid;
 use super::messages::{LobbyClientMsg, LobbyServerMsg, RATING_BOUNDS, Range, SeekView};
 use super::pools::{self, Pool};
 use super::{Lobby, SeekEntry};
-use crate::bots::Strength;
+use crate::bots::{BotChoice, Strength};
 use crate::games::{GameKind, Seat};
 use crate::identity::{PlayerKey, PlayerToken, new_table_id};
 use crate::protocol::ErrorCode;
@@ -363,13 +363,14 @@ impl Lobby {
 
     async fn play_bots(&self, conn: ConnId, seek: Uuid, strength: Option<String>, reference: Option<Value>) -> Reply {
         let strength = match strength.as_deref() {
-            None => Strength::Medium,
-            Some(id) => Strength::from_id(id)
-                .filter(|strength| *strength != Strength::Random)
+            None => BotChoice::Bot(Strength::Medium),
+            Some(id) => BotChoice::from_id(id)
+                .filter(|choice| *choice != BotChoice::Bot(Strength::Random))
                 .ok_or_else(|| {
                     (
                         ErrorCode::BadMessage,
-                        "\"strength\" is one of easy, medium, hard.".into(),
+                        "\"strength\" is one of easy, medium, hard, or an engine the server offers (engine:NAME)."
+                            .into(),
                     )
                 })?,
         };
@@ -401,7 +402,7 @@ impl Lobby {
         &self,
         seek: Uuid,
         key: PlayerKey,
-        strength: Strength,
+        strength: BotChoice,
     ) -> Result<SeekOutcome, (ErrorCode, String)> {
         let (pool_id, _) = self
             .inner
@@ -411,11 +412,15 @@ impl Lobby {
             .map_err(|err| storage(&err))?
             .ok_or_else(|| refusal(&SeekOutcome::Gone))?;
         let pool = Pool::find(&pool_id).ok_or_else(|| refusal(&SeekOutcome::Gone))?;
+        self.inner
+            .engines
+            .check(pool.game, strength)
+            .map_err(|refused| (ErrorCode::BadMessage, refused.to_string()))?;
         let players = pool.players;
         // The table's settings for 1, 2, ... people, the computer in the seats after them.
         let mut settings_by_people = Vec::new();
         for people in 1..players {
-            let bots: BTreeMap<Seat, Strength> = (people..players).map(|seat| (seat, strength)).collect();
+            let bots: BTreeMap<Seat, BotChoice> = (people..players).map(|seat| (seat, strength)).collect();
             let settings = pool
                 .table_settings(false, &bots)
                 .map_err(|err| (ErrorCode::BadMessage, err.sentence()))?;
@@ -426,7 +431,7 @@ impl Lobby {
             .map(|seat| BotSeatJson {
                 seat: i16::from(seat),
                 name: strength.player_name(),
-                bot: strength.id(),
+                bot: strength.id().into_owned(),
             })
             .collect();
         let mut outcome = Err(StoreError::WriterGone);

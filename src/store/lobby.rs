@@ -78,7 +78,8 @@ pub enum SeekOutcome {
 pub struct BotSeatJson {
     pub seat: i16,
     pub name: String,
-    pub bot: &'static str,
+    /// The seat's bot as tables store it: a strength, or `engine:NAME`.
+    pub bot: String,
 }
 
 /// `play_bots`: the seek and the table to make.

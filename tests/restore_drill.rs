@@ -23,9 +23,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
+use common::scratch::{Scratch, libpq_url, pg_program, run};
 use common::{Client, TestApp, TestDb, spawn_app_on, spawn_app_with};
 use serde_json::{Value, json};
 use spelbord::store::local_pg::LocalPostgres;
@@ -147,88 +145,25 @@ async fn fingerprints(options: &PgConnectOptions) -> Vec<(String, i64, String)> 
     out
 }
 
-/// A libpq URL for `options` (a Unix socket folder as `?host=`), for pg_dump and pg_restore.
-fn libpq_url(options: &PgConnectOptions) -> String {
-    let socket = options
-        .get_socket()
-        .map(|dir| format!("?host={}", dir.display()))
-        .unwrap_or_default();
-    format!(
-        "postgres://{}@{}:{}/{}{socket}",
-        options.get_username(),
-        options.get_host(),
-        options.get_port(),
-        options.get_database().expect("a database")
-    )
-}
-
-/// A PostgreSQL program: from the binaries the server would use, else on `PATH`.
-fn pg_program(name: &str) -> PathBuf {
-    LocalPostgres::find_binaries(None)
-        .map(|dir| dir.join(name))
-        .ok()
-        .filter(|path| path.is_file())
-        .unwrap_or_else(|| PathBuf::from(name))
-}
-
-/// Runs a PostgreSQL client program (as this user: it only connects, by socket or TCP).
-fn run(program: &Path, args: &[&str]) {
-    let output = Command::new(program)
-        .args(args)
-        .env("PGCONNECT_TIMEOUT", "10")
-        .output()
-        .unwrap_or_else(|err| panic!("running {}: {err}", program.display()));
-    assert!(
-        output.status.success(),
-        "{} {args:?} failed: {}{}",
-        program.display(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    );
-}
-
-/// A fresh cluster in a folder of its own, stopped and deleted when dropped.
+/// A fresh cluster in a scratch folder of its own, stopped and deleted when dropped.
 struct FreshCluster {
-    cluster: Option<LocalPostgres>,
-    folder: PathBuf,
+    cluster: LocalPostgres,
+    _scratch: Scratch,
 }
 
 impl FreshCluster {
     async fn start() -> FreshCluster {
-        let folder = std::env::temp_dir().join(format!(
-            "spelbord-restore-{}",
-            &uuid::Uuid::new_v4().simple().to_string()[..12]
-        ));
-        let bin_dir = LocalPostgres::find_binaries(None).expect("PostgreSQL binaries");
-        let cluster = LocalPostgres::ensure_running(&folder.join("postgres"), &bin_dir)
-            .await
-            .expect("a fresh cluster starts");
+        let mut scratch = Scratch::new("restore");
+        let cluster = scratch.cluster("postgres").await;
         cluster.create_database("spelbord").await.expect("its database");
         FreshCluster {
-            cluster: Some(cluster),
-            folder,
+            cluster,
+            _scratch: scratch,
         }
     }
 
     fn options(&self) -> PgConnectOptions {
-        self.cluster.as_ref().expect("running").connect_options("spelbord")
-    }
-}
-
-impl Drop for FreshCluster {
-    fn drop(&mut self) {
-        if let Some(cluster) = self.cluster.take() {
-            // Dropping is synchronous; stop the cluster from a thread with its own runtime.
-            let stopped = std::thread::spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .ok()?;
-                runtime.block_on(cluster.stop()).ok()
-            });
-            let _ = stopped.join();
-        }
-        let _ = std::fs::remove_dir_all(&self.folder);
+        self.cluster.connect_options("spelbord")
     }
 }
 

@@ -10,6 +10,7 @@
 #![allow(dead_code)] // each test file uses a different part of the harness
 
 pub mod actor;
+pub mod scratch;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -1087,18 +1087,19 @@ async fn the_lobby_pairs_across_nodes_exactly_once_and_never_with_a_killed_node_
     // The database knows the node is dead once its session's lock is gone: at once on a
     // quiet machine, a moment later on a busy one (until then its seeker can still be
     // paired, and would be an absent opponent). From then on its seekers never are.
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let alive: Option<bool> = sqlx::query_scalar("SELECT bool_or(spelbord_node_alive(node)) FROM lobby_seeks")
-            .fetch_one(&cluster.pool)
-            .await
-            .expect("the seeker's node");
-        if alive != Some(true) {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the killed node's lock outlived it by 10 s");
-        sleep(Duration::from_millis(20)).await;
-    }
+    common::eventually(
+        Duration::from_secs(10),
+        Duration::from_millis(20),
+        "the killed node's lock is released",
+        || async {
+            let alive: Option<bool> = sqlx::query_scalar("SELECT bool_or(spelbord_node_alive(node)) FROM lobby_seeks")
+                .fetch_one(&cluster.pool)
+                .await
+                .expect("the seeker's node");
+            (alive != Some(true)).then_some(())
+        },
+    )
+    .await;
     // A newcomer on a living node is not paired with the dead node's seeker.
     let newcomer = loop {
         let candidate = lobby_person(&cluster).await;
@@ -1113,21 +1114,13 @@ async fn the_lobby_pairs_across_nodes_exactly_once_and_never_with_a_killed_node_
         .expect("seek");
     let answer = lobby_until(&mut newcomer, &["seeking", "paired", "error"]).await;
     assert_eq!(answer["type"], "seeking", "{answer}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let left: i64 = sqlx::query_scalar("SELECT count(*) FROM lobby_seeks")
-            .fetch_one(&cluster.pool)
-            .await
-            .expect("count");
-        if left == 1 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "the killed node's seek is deleted by the living"
-        );
-        sleep(Duration::from_millis(200)).await;
-    }
+    common::eventually(
+        Duration::from_secs(30),
+        Duration::from_millis(200),
+        "the killed node's seek is deleted by the living",
+        || common::seeks_left_one(&cluster.pool),
+    )
+    .await;
     let stored: i64 = sqlx::query_scalar("SELECT count(*) FROM tables")
         .fetch_one(&cluster.pool)
         .await

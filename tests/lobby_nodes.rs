@@ -143,18 +143,13 @@ async fn the_seeks_of_a_node_that_stopped_are_never_paired_and_leave_the_lists()
     let answer = answer(&mut anna).await;
     assert_eq!(answer["type"], "seeking", "{answer}");
     // And the living node deletes the dead node's seek: only Anna's is left.
-    let deadline = tokio::time::Instant::now() + WITHIN;
-    loop {
-        let left: i64 = sqlx::query_scalar("SELECT count(*) FROM lobby_seeks")
-            .fetch_one(&first.pool)
-            .await
-            .expect("count");
-        if left == 1 {
-            break;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "the dead node's seek stayed");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    common::eventually(
+        WITHIN,
+        Duration::from_millis(200),
+        "the dead node's seek is deleted by the living",
+        || common::seeks_left_one(&first.pool),
+    )
+    .await;
     let tables: i64 = sqlx::query_scalar("SELECT count(*) FROM tables")
         .fetch_one(&first.pool)
         .await

@@ -69,38 +69,27 @@ fn configure(data_dir: &std::path::Path, lines: &[String]) {
 
 /// A connection to `options`, retried while PostgreSQL starts up.
 async fn connect(options: &PgConnectOptions) -> PgConnection {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
-        match PgConnection::connect_with(options).await {
-            Ok(conn) => return conn,
-            Err(err) => assert!(
-                tokio::time::Instant::now() < deadline,
-                "no connection to the cluster: {err}"
-            ),
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    common::eventually(
+        PATIENCE,
+        Duration::from_millis(100),
+        "a connection to the cluster",
+        || async { PgConnection::connect_with(options).await.ok() },
+    )
+    .await
 }
 
 /// Polls `query` (one boolean) on `options` until it is true.
 async fn until_true(options: &PgConnectOptions, query: &'static str, what: &str) {
-    let deadline = tokio::time::Instant::now() + PATIENCE;
-    loop {
+    common::eventually(PATIENCE, Duration::from_millis(100), what, || async {
         let mut conn = connect(options).await;
         let done: bool = sqlx::query_scalar(query)
             .fetch_one(&mut conn)
             .await
             .unwrap_or_else(|err| panic!("{what}: {err}"));
         let _ = conn.close().await;
-        if done {
-            return;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "{what}: not within {PATIENCE:?}"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+        done.then_some(())
+    })
+    .await;
 }
 
 /// Makes `path` belong to the owner of `data_dir` (the `postgres` user when the tests run

@@ -554,11 +554,13 @@ async fn the_server_runs_rounds_on_its_interval() {
     let table = app.gomoku_table(serde_json::json!({})).await;
     chat(&app.pool, &table, 40, "old").await;
     chat(&app.pool, &table, 0, "new").await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
-    while chat_texts(&app.pool).await != ["new"] {
-        assert!(tokio::time::Instant::now() < deadline, "no round deleted the old line");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    common::eventually(
+        Duration::from_secs(15),
+        Duration::from_millis(100),
+        "a round deletes the old line",
+        || async { (chat_texts(&app.pool).await == ["new"]).then_some(()) },
+    )
+    .await;
     let metrics = reqwest::get(app.http("/metrics"))
         .await
         .expect("GET /metrics")

@@ -617,3 +617,31 @@ pub fn gomocup_fake() -> &'static std::path::Path {
         out
     })
 }
+
+/// Asks `probe` every `every` until it answers `Some`, and returns that; fails the test
+/// with `what` once `within` has passed (for what settles a moment after the test acts:
+/// a lock released, a background round, a row deleted by another node).
+pub async fn eventually<T, Probe, Answer>(within: Duration, every: Duration, what: &str, mut probe: Probe) -> T
+where
+    Probe: FnMut() -> Answer,
+    Answer: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if let Some(answer) = probe().await {
+            return answer;
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{what}: not within {within:?}");
+        tokio::time::sleep(every).await;
+    }
+}
+
+/// `Some` once the lobby holds exactly one seek (the dead node's is gone, the living
+/// seeker's stays): for [`eventually`].
+pub async fn seeks_left_one(pool: &PgPool) -> Option<()> {
+    let left: i64 = sqlx::query_scalar("SELECT count(*) FROM lobby_seeks")
+        .fetch_one(pool)
+        .await
+        .expect("count");
+    (left == 1).then_some(())
+}

@@ -400,6 +400,9 @@ pub enum ErrorCode {
     /// An operator muted this player: their chat lines are refused (docs/operations.md,
     /// "Moderation").
     ChatMuted,
+    /// `sit` or `join_queue` of a person a moderator removed from this table's seats and
+    /// barred from them (docs/operations.md, "Moderation").
+    Barred,
     /// `report` of a line the table does not have for this player (unknown, too old, one's
     /// own, or a team line of another team).
     NoSuchLine,
@@ -871,6 +874,9 @@ pub enum ServerMsg {
     Removed {
         version: u64,
         seat: Seat,
+        /// The person may not sit down (or queue) at this table again.
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        barred: bool,
     },
     /// An operator closed the table: every socket closes next (code 4000) and the table is
     /// not served again.

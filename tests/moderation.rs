@@ -286,6 +286,72 @@ async fn removing_a_seated_player_frees_the_seat_and_aborts_the_game() {
 }
 
 #[tokio::test]
+async fn a_player_removed_and_barred_may_watch_but_not_sit_there_again_until_unbarred() {
+    let app = app().await;
+    let table = app.gomoku_table(json!({"seating": "chosen"})).await;
+    let ((mut x, _), (mut o, o_token)) = app.two_seated(&table).await;
+    let base = format!("/api/admin/tables/{table}/seats");
+    let (status, answer) = admin(
+        &app,
+        Method::POST,
+        &format!("{base}/1/remove?bar=yes"),
+        Some(ADMIN_TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, answer["error"]["field"].as_str()),
+        (400, Some("bar")),
+        "{answer}"
+    );
+    assert!(actions(&app).await.is_empty(), "nothing was done");
+
+    let answer = ok(&app, Method::POST, &format!("{base}/1/remove?bar=true"), None).await;
+    assert_eq!(answer["barred"], true, "{answer}");
+    let key = answer["removed"]["player_key"].as_str().expect("O's key").to_owned();
+    let removed = o.until("removed").await;
+    assert_eq!(removed["barred"], true, "{removed}");
+    x.until("stood").await;
+    // O watches on, but may not sit down again, in that seat or the other.
+    o.send(json!({"type": "sit", "seat": 1, "name": "O"})).await;
+    let refused = o.until("error").await;
+    assert_eq!(refused["code"], "barred", "{refused}");
+    assert!(app.snapshot(&table).await["seats"][1]["player"].is_null());
+    // The bar is stored: after a restart it still holds.
+    drop((x, o));
+    let app = app
+        .restart_with(|settings| settings.admin.token = ADMIN_TOKEN.into())
+        .await;
+    let mut o = app.client(&table).await;
+    o.send(json!({"type": "hello", "token": o_token})).await;
+    o.until("welcome").await;
+    o.send(json!({"type": "sit", "seat": 1, "name": "O"})).await;
+    assert_eq!(o.until("error").await["code"], "barred");
+    // Lifted: O may sit again; lifting again is 404, a bad key 400.
+    let path = format!("/api/admin/tables/{table}/bars/{key}");
+    let answer = ok(&app, Method::DELETE, &path, None).await;
+    assert_eq!(answer["unbarred"], true, "{answer}");
+    let (status, answer) = admin(&app, Method::DELETE, &path, Some(ADMIN_TOKEN), None).await;
+    assert_eq!((status, answer["error"]["code"].as_str()), (404, Some("not_barred")));
+    let (status, answer) = admin(
+        &app,
+        Method::DELETE,
+        &format!("/api/admin/tables/{table}/bars/nokey"),
+        Some(ADMIN_TOKEN),
+        None,
+    )
+    .await;
+    assert_eq!(
+        (status, answer["error"]["code"].as_str()),
+        (400, Some("bad_player_key"))
+    );
+    o.sit(1, "O").await;
+    let recorded: Vec<String> = actions(&app).await.into_iter().map(|action| action.2).collect();
+    assert_eq!(recorded, ["remove_seat", "unbar"]);
+    assert_eq!(actions(&app).await[0].4["barred"], true);
+}
+
+#[tokio::test]
 async fn a_muted_player_s_lines_are_refused_until_unmuted() {
     let app = app().await;
     let table = app.gomoku_table(json!({"seating": "chosen"})).await;

@@ -336,13 +336,27 @@ pub async fn close(
     ))
 }
 
-/// `POST /api/admin/tables/{id}/seats/{seat}/remove`: frees the seat (a game in play is
-/// aborted and an undecided series ends); the person is told (`removed`).
+/// `POST /api/admin/tables/{id}/seats/{seat}/remove[?bar=true]`: frees the seat (a game in
+/// play is aborted and an undecided series ends); the person is told (`removed`), and with
+/// `bar` may not sit down or queue at the table again.
 pub async fn remove_seat(
     State(state): State<AppState>,
     operator: Operator,
     Path((id, seat)): Path<(String, String)>,
+    Query(pairs): Query<Vec<(String, String)>>,
 ) -> Result<Json<Value>, ApiError> {
+    let pairs = query(&pairs, &["bar"])?;
+    let bar = match param(&pairs, "bar") {
+        None | Some("false") => false,
+        Some("true") => true,
+        Some(_) => {
+            return Err(ApiError::bad_request(
+                "bad_request",
+                "bar is true or false.",
+                Some("bar".into()),
+            ));
+        }
+    };
     let seat: u8 = seat.parse().map_err(|_| {
         ApiError::bad_request(
             "bad_seat",
@@ -350,13 +364,14 @@ pub async fn remove_seat(
             Some("seat".into()),
         )
     })?;
-    let done = moderate(&state, &id, Moderation::RemoveSeat { seat }).await?;
+    let done = moderate(&state, &id, Moderation::RemoveSeat { seat, bar }).await?;
     let (name, key) = done.removed.clone().unwrap_or_default();
     let key = key.map(|key| key.to_hex());
     let details = json!({
         "seat": seat,
         "name": name,
         "player_key": key,
+        "barred": done.barred,
         "game_aborted": done.game_aborted,
         "series_ended": done.series_ended,
     });
@@ -365,9 +380,32 @@ pub async fn remove_seat(
         "table": id,
         "seat": seat,
         "removed": {"name": name, "player_key": key},
+        "barred": done.barred,
         "game_aborted": done.game_aborted,
         "series_ended": done.series_ended,
     })))
+}
+
+/// `DELETE /api/admin/tables/{id}/bars/{key}`: lets a person an operator barred from the
+/// table's seats sit down there again (`404 not_barred` when they were not barred).
+pub async fn unbar(
+    State(state): State<AppState>,
+    operator: Operator,
+    Path((id, key)): Path<(String, String)>,
+) -> Result<Json<Value>, ApiError> {
+    let key = player_key(&key, "key")?;
+    let done = moderate(&state, &id, Moderation::Unbar { key }).await?;
+    if !done.unbarred {
+        return Err(ApiError {
+            status: StatusCode::NOT_FOUND,
+            code: "not_barred",
+            message: "This player is not barred from the table's seats.".into(),
+            field: None,
+        });
+    }
+    let answer = json!({"table": id, "player_key": key.to_hex(), "unbarred": true});
+    operator.record(&state, "unbar", Some(&id), answer.clone()).await;
+    Ok(Json(answer))
 }
 
 /// The body of `POST /api/admin/mutes`.

@@ -50,6 +50,7 @@ pub fn router(state: AppState, sockets: Router<AppState>) -> Router {
         .route("/api/admin/tables/{id}/chat", get(admin::chat))
         .route("/api/admin/tables/{id}/close", post(admin::close))
         .route("/api/admin/tables/{id}/seats/{seat}/remove", post(admin::remove_seat))
+        .route("/api/admin/tables/{id}/bars/{key}", delete(admin::unbar))
         .route(
             "/api/admin/mutes",
             post(admin::mute).layer(DefaultBodyLimit::max(tables::MAX_BODY_BYTES)),

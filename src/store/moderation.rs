@@ -1,6 +1,7 @@
 //! Queries of moderation (migration 0019): chat mutes by player key (checked at every chat
 //! line, announced to every node by `NOTIFY` on [`MODERATION_CHANNEL`]), chat lines players
-//! report, tables an operator closes, the operator's views (tables by activity, a table's
+//! report, tables an operator closes, players barred from a table's seats (migration 0022),
+//! the operator's views (tables by activity, a table's
 //! stored chat, the reports) and the record of every operator action.
 
 use serde::Serialize;
@@ -277,6 +278,54 @@ impl Store {
         .await
         .map_err(|err| self.write_error(err))?;
         Ok(())
+    }
+
+    /// Bars a player from the table's seats (and queue), under its lease; barring again
+    /// is no change.
+    pub async fn bar_from_table(&self, table_id: &str, player_key: &[u8]) -> Result<(), StoreError> {
+        let (table, node, epoch) = self.lease_args();
+        sqlx::query(
+            "INSERT INTO table_bars (table_id, player_key)
+             SELECT $1, $2 WHERE spelbord_hold_lease($3, $4, $5)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(table_id)
+        .bind(player_key)
+        .bind(table)
+        .bind(node)
+        .bind(epoch)
+        .execute(self.pool())
+        .await
+        .map_err(|err| self.write_error(err))?;
+        Ok(())
+    }
+
+    /// Lifts a bar, under the table's lease; whether there was one.
+    pub async fn unbar_from_table(&self, table_id: &str, player_key: &[u8]) -> Result<bool, StoreError> {
+        let (table, node, epoch) = self.lease_args();
+        let done = sqlx::query(
+            "DELETE FROM table_bars WHERE table_id = $1 AND player_key = $2 AND spelbord_hold_lease($3, $4, $5)",
+        )
+        .bind(table_id)
+        .bind(player_key)
+        .bind(table)
+        .bind(node)
+        .bind(epoch)
+        .execute(self.pool())
+        .await
+        .map_err(|err| self.write_error(err))?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Whether the player is barred from the table's seats.
+    pub async fn is_barred(&self, table_id: &str, player_key: &[u8]) -> Result<bool, StoreError> {
+        Ok(
+            sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM table_bars WHERE table_id = $1 AND player_key = $2)")
+                .bind(table_id)
+                .bind(player_key)
+                .fetch_one(self.pool())
+                .await?,
+        )
     }
 
     /// The tables by their latest activity, most recent first, at most `limit`. It reads

@@ -89,7 +89,9 @@ pub enum Moderation {
     Close,
     /// Frees `seat`: a game in play is aborted and an undecided series ends; the person is
     /// told (`removed`).
-    RemoveSeat { seat: Seat },
+    RemoveSeat { seat: Seat, bar: bool },
+    /// Lets a person an operator barred take a seat here again.
+    Unbar { key: PlayerKey },
     /// Tells the player's connections here that their chat lines are refused (`muted`), or
     /// accepted again.
     Muted {
@@ -117,6 +119,10 @@ pub struct Moderated {
     pub series_ended: bool,
     /// Who was removed from the seat: their name and, for a person, their key.
     pub removed: Option<(String, Option<PlayerKey>)>,
+    /// The removed person is barred from the table's seats (never a bot).
+    pub barred: bool,
+    /// `Unbar` lifted a bar (false: the person was not barred).
+    pub unbarred: bool,
 }
 
 /// Why an operator's action was refused; nothing changed.

@@ -287,7 +287,13 @@ impl TestApp {
 
     /// Stops the server (its actors and sockets) and starts a new one on the same
     /// database, as a restart of the process would.
-    pub async fn restart(mut self) -> TestApp {
+    pub async fn restart(self) -> TestApp {
+        self.restart_with(|_| {}).await
+    }
+
+    /// [`Self::restart`] with settings changed as `configure` says (a restart starts from
+    /// the defaults, as a process reads its configuration again).
+    pub async fn restart_with(mut self, configure: impl FnOnce(&mut Settings)) -> TestApp {
         self.shutdown.cancel();
         if let Some(served) = self.served.take() {
             served
@@ -296,7 +302,7 @@ impl TestApp {
                 .expect("the server stops cleanly");
         }
         let database = std::mem::replace(&mut self._database, TestDb::placeholder());
-        start_app(database, |_| {}).await
+        start_app(database, configure).await
     }
 }
 

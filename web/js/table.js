@@ -183,7 +183,7 @@ function handle(msg) {
     case "muted":
       return log(msg.until ? t("chat.muted_until", { reason: msg.reason, until: new Date(msg.until).toLocaleString(lang) }) : t("chat.muted", { reason: msg.reason }));
     case "unmuted": return log(t("chat.unmuted"), "info");
-    case "removed": return log(t("table.removed", { role: roleName(roleOf(msg.seat)) }));
+    case "removed": return log(t(msg.barred ? "table.removed_barred" : "table.removed", { role: roleName(roleOf(msg.seat)) }));
     case "premove_set":
       premove = { seat: msg.seat, move: msg.move };
       return render();

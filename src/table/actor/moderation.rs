@@ -7,7 +7,9 @@
 //! (`table_closed`), stops (its sockets close with 4000) and is never served again. A seat
 //! freed during a game aborts the game (nobody loses it: the operator acted, not the
 //! players), and an undecided series ends there, scored as it stands, since its seats could
-//! otherwise never change again.
+//! otherwise never change again. The operator may also bar the removed person from the
+//! table's seats and queue (stored and looked up at each `sit` and `join_queue`, so a
+//! restarted or moved table keeps it; lifted by `Unbar`).
 
 use serde_json::json;
 use time::format_description::well_known::Rfc3339;
@@ -32,7 +34,8 @@ impl TableActor {
         let ModerationCmd { action, reply } = cmd;
         let answer = match action {
             Moderation::Close => self.close_table().await,
-            Moderation::RemoveSeat { seat } => self.remove_seat(seat).await,
+            Moderation::RemoveSeat { seat, bar } => self.remove_seat(seat, bar).await,
+            Moderation::Unbar { key } => self.unbar(key).await,
             Moderation::Muted {
                 key,
                 muted,
@@ -89,8 +92,9 @@ impl TableActor {
         Ok(done)
     }
 
-    /// Frees `seat`, whoever holds it: see the module doc.
-    async fn remove_seat(&mut self, seat: Seat) -> Result<Moderated, ModerationError> {
+    /// Frees `seat`, whoever holds it, and with `bar` keeps the person from sitting down
+    /// here again: see the module doc.
+    async fn remove_seat(&mut self, seat: Seat, bar: bool) -> Result<Moderated, ModerationError> {
         if !self.seats.exists(seat) {
             return Err(ModerationError::NoSuchSeat {
                 seat,
@@ -102,6 +106,16 @@ impl TableActor {
         };
         let (name, key) = (holder.name(), holder.key());
         let mut done = self.stop_play("removed_by_operator").await?;
+        let barred = bar.then_some(key).flatten();
+        if let Some(key) = barred {
+            self.store
+                .bar_from_table(&self.id, key.as_bytes())
+                .await
+                .map_err(|err| {
+                    tracing::error!(table = %self.id, error = %err, "could not store a bar from the seats");
+                    ModerationError::Storage
+                })?;
+        }
         self.store.free_seat(&self.id, seat).await.map_err(|err| {
             tracing::error!(table = %self.id, error = %err, "could not free a seat an operator emptied");
             ModerationError::Storage
@@ -110,6 +124,7 @@ impl TableActor {
             let removed = ServerMsg::Removed {
                 version: self.version,
                 seat,
+                barred: barred.is_some(),
             };
             self.send_to_key(key, &removed);
         }
@@ -117,9 +132,47 @@ impl TableActor {
         self.interlude.rematch.clear();
         self.event(|version| ServerMsg::Stood { version, seat });
         self.sync_presence();
-        tracing::info!(table = %self.id, seat, "an operator freed a seat");
+        tracing::info!(table = %self.id, seat, barred = barred.is_some(), "an operator freed a seat");
         done.removed = Some((name, key));
+        done.barred = barred.is_some();
         Ok(done)
+    }
+
+    /// Lets a barred person take a seat here again.
+    async fn unbar(&mut self, key: PlayerKey) -> Result<Moderated, ModerationError> {
+        let unbarred = self
+            .store
+            .unbar_from_table(&self.id, key.as_bytes())
+            .await
+            .map_err(|err| {
+                tracing::error!(table = %self.id, error = %err, "could not lift a bar from the seats");
+                ModerationError::Storage
+            })?;
+        Ok(Moderated {
+            unbarred,
+            ..Moderated::default()
+        })
+    }
+
+    /// Refuses a seat or a place in the queue to a person an operator barred here: one
+    /// primary-key lookup (as a chat line's mute), at a `sit` or `join_queue` whose other
+    /// checks passed; the table keeps no copy (it would grow every table for a rare case).
+    pub(super) async fn unless_barred(&self, conn: ConnId) -> Result<(), Refusal> {
+        let Some(key) = self.conns.get(&conn).and_then(|c| c.key) else {
+            return Ok(());
+        };
+        let barred = self
+            .store
+            .is_barred(&self.id, key.as_bytes())
+            .await
+            .map_err(Refusal::storage)?;
+        if barred {
+            return Err(Refusal::new(
+                ErrorCode::Barred,
+                "A moderator removed you from this table's seats: you may watch, but not sit down here again.",
+            ));
+        }
+        Ok(())
     }
 
     /// Tells the player's connections here that they were muted, or unmuted.

@@ -176,6 +176,7 @@ impl TableActor {
                 "This table has no queue: the same players play on. Watch, or take a seat when one is free.",
             ));
         }
+        self.unless_barred(conn).await?;
         let key = self.player(conn);
         if !self.seats.held_by(&key).is_empty() {
             return Err(Refusal::new(

@@ -135,6 +135,7 @@ impl TableActor {
 
     pub(super) async fn sit(&mut self, conn: ConnId, seat: Seat, name: Option<String>) -> Result<(), Refusal> {
         self.check_free(conn, seat)?;
+        self.unless_barred(conn).await?;
         // A player who gives no name is called by the seat they take ("Player 1" in seat 0),
         // so that two unnamed players are told apart.
         let name = self

@@ -495,7 +495,13 @@ async fn a_seeker_may_play_a_configured_engine_of_the_pool_s_game() {
     assert_eq!(bot.as_deref(), Some("engine:rnd"));
     let (mut at, _) = at_table(&app, table, &token).await;
     let started = at.until("game_started").await;
-    let seat = paired["seat"].as_u64().expect("a seat");
+    // Seats are drawn by lot at the start: the person's is the one the engine does not hold.
+    let seat = started["seats"]
+        .as_array()
+        .expect("seats")
+        .iter()
+        .position(|view| view["player"]["bot"].is_null())
+        .expect("the person's seat");
     if started["to_move"] == json!([seat]) {
         at.send(json!({"type": "move", "seat": seat, "move": {"at": "h8"}}))
             .await;

@@ -1,9 +1,11 @@
 //! One WebSocket connection to one table.
 //!
-//! One loop, one `select!` arm per concern: the server shutting down, the table's
-//! messages out, pings, the client's frames in. Every incoming frame, whatever its kind,
-//! counts against the rate limit. Every way out is an [`Ending`], which names the close
-//! code the client is sent and the reason logged (once, at info level, with the table id).
+//! The connection joins the table, runs the loop of `session.rs` (one `select!` arm per
+//! concern: the server shutting down, the table's messages out, pings, the client's frames
+//! in) with the table as its [`Peer`], then closes and leaves. Every way out is an
+//! [`Ending`], which names the close code the client is sent and the reason logged (once,
+//! at info level, with the table id). The endings, the writes and the close are shared
+//! with the lobby's socket.
 
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,13 +18,12 @@ use futures_util::{SinkExt, StreamExt};
 use governor::clock::DefaultClock;
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 use serde_json::Value;
-use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
-use super::liveness::Liveness;
+use super::session::{self, Gone, Peer, Refusal};
 
 use crate::config::{LimitSettings, Settings};
-use crate::protocol::{ErrorCode, ServerMsg, parse_client_msg};
+use crate::protocol::{Envelope, ErrorCode, ServerMsg, parse_client_msg};
 use crate::table::TableHandle;
 use crate::table::msg::{ConnId, Frame};
 use crate::table::queue::{OutboxReceiver, outbox};
@@ -139,99 +140,15 @@ pub async fn serve(
     let conn: ConnId = NEXT_CONN.fetch_add(1, Ordering::Relaxed);
     let (outbox, mut frames) = outbox(limits.outgoing_queue);
     tracing::Span::current().record("conn", conn);
-    // Every piece of work this task awaits is boxed, here and below: the task's future,
-    // which an idle socket keeps for hours, then holds pointers rather than the largest of
-    // them (0.6 KiB a socket, `docs/benchmarks.md`).
+    // Every piece of work this task awaits is boxed, here, in the loop and below: the
+    // task's future, which an idle socket keeps for hours, then holds pointers rather than
+    // the largest of them (0.6 KiB a socket, `docs/benchmarks.md`).
     if Box::pin(table.join_from(conn, outbox, since, address)).await.is_err() {
         return;
     }
     let _open = crate::metrics::open_connection();
-    let mut liveness = Liveness::new(Instant::now(), Duration::from_millis(limits.silence_timeout_ms));
-    // The first ping one interval after opening: a new connection has just been heard from.
-    let ping_every = Duration::from_millis(limits.ping_interval_ms.max(1));
-    let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
-    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tracing::debug!(table = table.id(), conn, "connection opened");
-    let limiter = rate_limiter(limits);
-    // The last frame was refused by the rate limiter: a run of refusals is answered once.
-    let mut limited = false;
-    // Registered once, not on every turn of the loop.
-    let shutting_down = shutdown.cancelled();
-    tokio::pin!(shutting_down);
-    let ending = loop {
-        tokio::select! {
-            // Shutdown first: when the table stops because the server does, its outbox
-            // closes too, and the client must hear "restarting", not "too slow".
-            biased;
-            _ = &mut shutting_down => break Ending::Restart,
-            frame = frames.recv() => match frame {
-                Some(frame) => {
-                    if let Err(ending) = Box::pin(send_queued(&mut sink, frame, &mut frames)).await {
-                        break ending;
-                    }
-                }
-                // The table dropped us: it stopped with the server, or moved to another
-                // node, or we could not keep up.
-                None if shutdown.is_cancelled() => break Ending::Restart,
-                None if table.closed_by_operator() => break Ending::Closed,
-                None if table.is_closed() => break Ending::Moved,
-                None => break Ending::TooSlow,
-            },
-            _ = pings.tick() => {
-                if liveness.is_silent(Instant::now()) {
-                    break Ending::Silent;
-                }
-                if let Err(ending) = Box::pin(send(&mut sink, Message::Ping(Default::default()))).await {
-                    break ending;
-                }
-            }
-            incoming = stream.next() => {
-                let message = match incoming {
-                    Some(Ok(Message::Close(frame))) => break Ending::ByClient(frame.map(|frame| frame.code)),
-                    None => break Ending::ByClient(None),
-                    Some(Err(err)) => break Ending::of_read_error(err),
-                    Some(Ok(message)) => message,
-                };
-                liveness.heard(Instant::now());
-                // Every frame counts, whatever its kind (pings are still answered by the
-                // WebSocket layer itself).
-                if limiter.check().is_err() {
-                    crate::metrics::rate_limited(crate::metrics::Limit::Messages);
-                    if !std::mem::replace(&mut limited, true) {
-                        let reply = error(&table, ErrorCode::RateLimited, "Too many messages: this one was dropped, and so are any more until you slow down.".into(), None);
-                        if let Err(ending) = Box::pin(send(&mut sink, reply)).await { break ending; }
-                    }
-                    continue;
-                }
-                limited = false;
-                match message {
-                    Message::Text(text) => match parse_client_msg(text.as_str()) {
-                        Ok(envelope) => {
-                            if Box::pin(table.client(conn, envelope)).await.is_err() {
-                                // The table stopped: with the server, or to move to another
-                                // node.
-                                break if shutdown.is_cancelled() {
-                                    Ending::Restart
-                                } else if table.closed_by_operator() {
-                                    Ending::Closed
-                                } else {
-                                    Ending::Moved
-                                };
-                            }
-                        }
-                        Err((code, message, reference)) => {
-                            if let Err(ending) = Box::pin(send(&mut sink, error(&table, code, message, reference))).await { break ending; }
-                        }
-                    },
-                    Message::Binary(_) => {
-                        let reply = error(&table, ErrorCode::MalformedJson, "Binary frames are not accepted; send JSON text.".into(), None);
-                        if let Err(ending) = Box::pin(send(&mut sink, reply)).await { break ending; }
-                    }
-                    Message::Ping(_) | Message::Pong(_) | Message::Close(_) => {}
-                }
-            },
-        }
-    };
+    let ending = session::run(&mut sink, &mut stream, &mut frames, &table, conn, limits, &shutdown).await;
     Box::pin(close(&mut sink, &mut stream, ending)).await;
     let _ = Box::pin(table.leave(conn)).await;
     crate::metrics::connection_closed(ending.sent_code());
@@ -320,15 +237,41 @@ async fn within_send_timeout<E>(write: impl std::future::Future<Output = Result<
     }
 }
 
-fn error(table: &TableHandle, code: ErrorCode, message: String, reference: Option<Value>) -> Message {
-    let msg = ServerMsg::Error {
-        version: table.version(),
-        code,
-        message,
-        rule: None,
-        reference,
-    };
-    Message::Text(msg.to_text().into())
+/// A table's socket: its messages go to the table's actor, its errors carry the table's
+/// version.
+impl Peer for TableHandle {
+    type Msg = Envelope;
+
+    fn parse(text: &str) -> Result<Envelope, Refusal> {
+        parse_client_msg(text)
+    }
+
+    async fn hand_on(&self, conn: ConnId, envelope: Envelope) -> Result<(), Gone> {
+        self.client(conn, envelope).await.map_err(|_| Gone)
+    }
+
+    fn error(&self, code: ErrorCode, message: String, reference: Option<Value>) -> Message {
+        let msg = ServerMsg::Error {
+            version: self.version(),
+            code,
+            message,
+            rule: None,
+            reference,
+        };
+        Message::Text(msg.to_text().into())
+    }
+
+    /// The table dropped us: it was closed by an operator, or it stopped to move to
+    /// another node (a table that refused a message has stopped), or we could not keep up.
+    fn gone(&self) -> Ending {
+        if self.closed_by_operator() {
+            Ending::Closed
+        } else if self.is_closed() {
+            Ending::Moved
+        } else {
+            Ending::TooSlow
+        }
+    }
 }
 
 pub(super) fn rate_limiter(limits: &LimitSettings) -> DefaultDirectRateLimiter {

@@ -1,11 +1,10 @@
-//! `GET /ws/lobby`: one lobby connection (docs/protocol.md, section 7). The same loop as a
-//! table's connection — shutdown, the frames queued for it, pings, the client's frames, each
-//! rate-limited — talking to this node's [`Lobby`] instead of a table.
+//! `GET /ws/lobby`: one lobby connection (docs/protocol.md, section 7). It runs the loop a
+//! table's connection runs (`session.rs`: shutdown, the frames queued for it, pings, the
+//! client's frames, each rate-limited), talking to this node's [`Lobby`] instead of a table.
 
 use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::time::Duration;
 
 use axum::Extension;
 use axum::extract::ws::{Message, WebSocket};
@@ -14,17 +13,17 @@ use axum::http::{HeaderMap, Uri};
 use axum::response::Response;
 use futures_util::StreamExt;
 use futures_util::stream::{SplitSink, SplitStream};
-use tokio::time::Instant;
+use serde_json::Value;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::connection::{Ending, NEXT_CONN, close, rate_limiter, send, send_queued};
-use super::liveness::Liveness;
+use super::connection::{Ending, NEXT_CONN, close};
+use super::session::{self, Gone, Peer, Refusal};
 use crate::config::Settings;
 use crate::http::client::{Client, ForwardedSlot};
 use crate::http::state::AppState;
 use crate::lobby::Lobby;
-use crate::lobby::messages::{LobbyServerMsg, parse};
+use crate::lobby::messages::{self, LobbyServerMsg, Parsed};
 use crate::protocol::ErrorCode;
 use crate::table::msg::ConnId;
 use crate::table::queue::outbox;
@@ -69,82 +68,49 @@ async fn serve(
     tracing::Span::current().record("conn", conn);
     let (outbox, mut frames) = outbox(limits.outgoing_queue);
     lobby.join(conn, outbox);
-    let mut liveness = Liveness::new(Instant::now(), Duration::from_millis(limits.silence_timeout_ms));
-    let ping_every = Duration::from_millis(limits.ping_interval_ms.max(1));
-    let mut pings = tokio::time::interval_at(Instant::now() + ping_every, ping_every);
-    pings.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let limiter = rate_limiter(limits);
-    let mut limited = false;
-    let shutting_down = shutdown.cancelled();
-    tokio::pin!(shutting_down);
-    let ending = loop {
-        tokio::select! {
-            biased;
-            _ = &mut shutting_down => break Ending::Restart,
-            frame = frames.recv() => match frame {
-                Some(frame) => {
-                    if let Err(ending) = Box::pin(send_queued(&mut sink, frame, &mut frames)).await {
-                        break ending;
-                    }
-                }
-                None if shutdown.is_cancelled() => break Ending::Restart,
-                None => break Ending::TooSlow,
-            },
-            _ = pings.tick() => {
-                if liveness.is_silent(Instant::now()) {
-                    break Ending::Silent;
-                }
-                if let Err(ending) = Box::pin(send(&mut sink, Message::Ping(Default::default()))).await {
-                    break ending;
-                }
-            }
-            incoming = stream.next() => {
-                let message = match incoming {
-                    Some(Ok(Message::Close(frame))) => break Ending::ByClient(frame.map(|frame| frame.code)),
-                    None => break Ending::ByClient(None),
-                    Some(Err(err)) => break Ending::of_read_error(err),
-                    Some(Ok(message)) => message,
-                };
-                liveness.heard(Instant::now());
-                if limiter.check().is_err() {
-                    crate::metrics::rate_limited(crate::metrics::Limit::Messages);
-                    if !std::mem::replace(&mut limited, true) {
-                        let reply = error(ErrorCode::RateLimited, "Too many messages: this one was dropped, and so are any more until you slow down.".into(), None);
-                        if let Err(ending) = Box::pin(send(&mut sink, reply)).await { break ending; }
-                    }
-                    continue;
-                }
-                limited = false;
-                match message {
-                    Message::Text(text) => match parse(text.as_str()) {
-                        Ok((msg, reference)) => Box::pin(lobby.client(conn, address, msg, reference)).await,
-                        Err((code, message, reference)) => {
-                            if let Err(ending) = Box::pin(send(&mut sink, error(code, message, reference))).await { break ending; }
-                        }
-                    },
-                    Message::Binary(_) => {
-                        let reply = error(ErrorCode::MalformedJson, "Binary frames are not accepted; send JSON text.".into(), None);
-                        if let Err(ending) = Box::pin(send(&mut sink, reply)).await { break ending; }
-                    }
-                    Message::Ping(_) | Message::Pong(_) | Message::Close(_) => {}
-                }
-            },
-        }
-    };
+    let client = LobbyClient { lobby: &lobby, address };
+    let ending = session::run(&mut sink, &mut stream, &mut frames, &client, conn, limits, &shutdown).await;
     lobby.leave(conn);
     Box::pin(close(&mut sink, &mut stream, ending)).await;
     crate::metrics::connection_closed(ending.sent_code());
     tracing::debug!(conn, reason = ending.reason(), "lobby connection closed");
 }
 
-fn error(code: ErrorCode, message: String, reference: Option<serde_json::Value>) -> Message {
-    Message::Text(
-        LobbyServerMsg::Error {
-            code,
-            message,
-            reference,
-        }
-        .to_text()
-        .into(),
-    )
+/// A lobby socket's client, as the loop sees it: its messages go to this node's lobby.
+struct LobbyClient<'a> {
+    /// The lobby, which takes the client's messages.
+    lobby: &'a Lobby,
+    /// The client's address: the lobby limits seeks and accepts per address, and can keep
+    /// people at one address from being paired together.
+    address: IpAddr,
+}
+
+impl Peer for LobbyClient<'_> {
+    type Msg = Parsed;
+
+    fn parse(text: &str) -> Result<Parsed, Refusal> {
+        messages::parse(text)
+    }
+
+    async fn hand_on(&self, conn: ConnId, (msg, reference): Parsed) -> Result<(), Gone> {
+        self.lobby.client(conn, self.address, msg, reference).await;
+        Ok(())
+    }
+
+    fn error(&self, code: ErrorCode, message: String, reference: Option<Value>) -> Message {
+        Message::Text(
+            LobbyServerMsg::Error {
+                code,
+                message,
+                reference,
+            }
+            .to_text()
+            .into(),
+        )
+    }
+
+    /// The lobby closes a socket's outbox only when the socket could not keep up.
+    fn gone(&self) -> Ending {
+        Ending::TooSlow
+    }
 }

@@ -1,11 +1,13 @@
 //! WebSocket connections: the upgrade route and one task per connection.
 //!
 //! A connection task parses frames, rate-limits them, answers malformed ones itself and
-//! forwards the rest to its table's actor; it writes out whatever the actor queues for it.
+//! forwards the rest to its table's actor (or the lobby); it writes out whatever the actor
+//! queues for it. Both kinds of socket run the one loop of `session.rs`.
 
 pub mod connection;
 pub mod liveness;
 pub mod lobby;
+mod session;
 
 use axum::Extension;
 use axum::extract::{Path, Query, State, WebSocketUpgrade};

@@ -24,7 +24,7 @@ mod common;
 use std::time::Duration;
 
 use common::scratch::{Scratch, libpq_url, pg_program, run};
-use common::{Client, spawn_app_on};
+use common::spawn_app_on;
 use serde_json::{Value, json};
 use spelbord::store::local_pg::LocalPostgres;
 use sqlx::postgres::PgConnectOptions;
@@ -32,17 +32,6 @@ use sqlx::{Connection, PgConnection};
 
 /// How long the drill waits for PostgreSQL to archive a segment, or to finish recovery.
 const PATIENCE: Duration = Duration::from_secs(60);
-
-/// `mover` plays `at`; returns once `watcher` has seen it.
-async fn play(mover: &mut Client, watcher: &mut Client, at: &str) {
-    mover.send(json!({"type": "move", "move": {"at": at}})).await;
-    loop {
-        let moved = watcher.until("moved").await;
-        if moved["move"]["at"] == at {
-            return;
-        }
-    }
-}
 
 /// The squares of a snapshot's moves, in order.
 fn squares(snapshot: &Value) -> Vec<String> {
@@ -133,8 +122,8 @@ async fn wal_replayed_to_a_moment_brings_back_every_move_before_it_and_none_afte
     // Two moves, then an online base backup.
     let table = app.gomoku_table(json!({"seating": "chosen"})).await;
     let ((mut x, x_token), (mut o, o_token)) = app.two_seated(&table).await;
-    play(&mut x, &mut o, "H8").await;
-    play(&mut o, &mut x, "A1").await;
+    x.play_seen(&mut o, "H8").await;
+    o.play_seen(&mut x, "A1").await;
     let base_dir = base.display().to_string();
     run(
         &pg_program("pg_basebackup"),
@@ -151,8 +140,8 @@ async fn wal_replayed_to_a_moment_brings_back_every_move_before_it_and_none_afte
     );
 
     // Two moves and a chat line after the backup: only the archived WAL has them.
-    play(&mut x, &mut o, "I8").await;
-    play(&mut o, &mut x, "A2").await;
+    x.play_seen(&mut o, "I8").await;
+    o.play_seen(&mut x, "A2").await;
     x.send(json!({"type": "chat", "text": "after the backup"})).await;
     o.until("chat").await;
     x.sync().await;
@@ -167,7 +156,7 @@ async fn wal_replayed_to_a_moment_brings_back_every_move_before_it_and_none_afte
     tokio::time::sleep(Duration::from_millis(50)).await;
 
     // After it: a fifth move, then the mistake.
-    play(&mut x, &mut o, "J8").await;
+    x.play_seen(&mut o, "J8").await;
     x.sync().await;
     let deleted = sqlx::query("DELETE FROM tables WHERE id = $1")
         .bind(&table)
@@ -261,7 +250,7 @@ async fn wal_replayed_to_a_moment_brings_back_every_move_before_it_and_none_afte
     let mut x = app.client(&table).await;
     x.send(json!({"type": "hello", "token": x_token})).await;
     x.until("welcome").await;
-    play(&mut x, &mut o, "J8").await;
+    x.play_seen(&mut o, "J8").await;
     x.sync().await;
     let stored: i64 =
         sqlx::query_scalar("SELECT count(*) FROM moves m JOIN games g ON g.id = m.game_id WHERE g.table_id = $1")

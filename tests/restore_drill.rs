@@ -24,7 +24,7 @@
 mod common;
 
 use common::scratch::{Scratch, libpq_url, pg_program, run};
-use common::{Client, TestApp, TestDb, spawn_app_on, spawn_app_with};
+use common::{TestApp, TestDb, spawn_app_on, spawn_app_with};
 use serde_json::{Value, json};
 use spelbord::store::local_pg::LocalPostgres;
 use sqlx::postgres::PgConnectOptions;
@@ -55,17 +55,6 @@ async fn spawn_app() -> TestApp {
         settings.limits.message_burst = 10_000;
     })
     .await
-}
-
-/// Sends a move and waits until `watcher` sees it.
-async fn play(mover: &mut Client, watcher: &mut Client, at: &str) {
-    mover.send(json!({"type": "move", "move": {"at": at}})).await;
-    loop {
-        let moved = watcher.until("moved").await;
-        if moved["move"]["at"] == at {
-            return;
-        }
-    }
 }
 
 /// The seat the player called `name` holds in a `game_started`.
@@ -202,10 +191,10 @@ async fn a_dump_restored_into_a_fresh_cluster_brings_every_game_back() {
     let casual = app.gomoku_table(json!({"seating": "chosen"})).await;
     let ((mut x, _), (mut o, _)) = app.two_seated(&casual).await;
     for (xs, os) in ["H8", "I8", "J8", "K8"].iter().zip(["A1", "A2", "A3", "A4"]) {
-        play(&mut x, &mut o, xs).await;
-        play(&mut o, &mut x, os).await;
+        x.play_seen(&mut o, xs).await;
+        o.play_seen(&mut x, os).await;
     }
-    play(&mut x, &mut o, "L8").await;
+    x.play_seen(&mut o, "L8").await;
     assert_eq!(x.until("game_over").await["result"]["winners"], json!([0]));
     x.send(json!({"type": "chat", "text": "well played"})).await;
     o.until("chat").await;
@@ -227,10 +216,10 @@ async fn a_dump_restored_into_a_fresh_cluster_brings_every_game_back() {
     bo.until("chat").await;
     bo.send(json!({"type": "chat", "text": "good luck"})).await;
     anna.until("chat").await;
-    play(&mut anna, &mut bo, "H8").await;
-    play(&mut bo, &mut anna, "H9").await;
-    play(&mut anna, &mut bo, "I8").await;
-    play(&mut bo, &mut anna, "I9").await;
+    anna.play_seen(&mut bo, "H8").await;
+    bo.play_seen(&mut anna, "H9").await;
+    anna.play_seen(&mut bo, "I8").await;
+    bo.play_seen(&mut anna, "I9").await;
     bo.send(json!({"type": "resign"})).await;
     let over = anna.until("game_over").await;
     assert!(
@@ -248,9 +237,9 @@ async fn a_dump_restored_into_a_fresh_cluster_brings_every_game_back() {
     } else {
         (&mut bo, &mut anna)
     };
-    play(first, second, "H8").await;
-    play(second, first, "A1").await;
-    play(first, second, "I8").await;
+    first.play_seen(second, "H8").await;
+    second.play_seen(first, "A1").await;
+    first.play_seen(second, "I8").await;
     let (next_token, next_name) = if anna_first {
         (&bo_token, "Bo")
     } else {

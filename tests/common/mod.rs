@@ -478,6 +478,12 @@ impl Client {
         welcome["token"].as_str().expect("a token").to_owned()
     }
 
+    /// Plays the Gomoku move `at` and waits until `watcher` has seen it.
+    pub async fn play_seen(&mut self, watcher: &mut Client, at: &str) {
+        self.send(json!({"type": "move", "move": {"at": at}})).await;
+        while watcher.until("moved").await["move"]["at"] != at {}
+    }
+
     /// Sits in `seat` as `name` (after a hello) and waits for the `seated` event.
     pub async fn sit(&mut self, seat: u8, name: &str) -> Value {
         self.send(json!({"type": "sit", "seat": seat, "name": name})).await;

@@ -410,3 +410,17 @@ impl Membership {
         }
     }
 }
+
+/// A write fenced by its table's lease: the query's next three parameters are the
+/// arguments of the `spelbord_hold_lease($n, $n+1, $n+2)` in its SQL.
+pub(super) trait Fenced<'q> {
+    /// Binds `store`'s lease (all `NULL` for a store that serves no lease).
+    fn fenced_by(self, store: &'q Store) -> Self;
+}
+
+impl<'q> Fenced<'q> for sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
+    fn fenced_by(self, store: &'q Store) -> Self {
+        let (table, node, epoch) = store.lease_args();
+        self.bind(table).bind(node).bind(epoch)
+    }
+}

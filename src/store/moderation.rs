@@ -8,6 +8,7 @@ use serde::Serialize;
 use serde_json::Value;
 use time::OffsetDateTime;
 
+use super::leases::Fenced;
 use super::{Store, StoreError};
 
 /// The channel a mute or unmute is announced on, so that every node tells the player's
@@ -265,15 +266,12 @@ impl Store {
 
     /// Marks the table closed by an operator (under its lease, as every write of a table).
     pub async fn close_table(&self, table_id: &str) -> Result<(), StoreError> {
-        let (table, node, epoch) = self.lease_args();
         sqlx::query(
             "UPDATE tables SET closed_at = coalesce(closed_at, now())
               WHERE id = $1 AND spelbord_hold_lease($2, $3, $4)",
         )
         .bind(table_id)
-        .bind(table)
-        .bind(node)
-        .bind(epoch)
+        .fenced_by(self)
         .execute(self.pool())
         .await
         .map_err(|err| self.write_error(err))?;
@@ -283,7 +281,6 @@ impl Store {
     /// Bars a player from the table's seats (and queue), under its lease; barring again
     /// is no change.
     pub async fn bar_from_table(&self, table_id: &str, player_key: &[u8]) -> Result<(), StoreError> {
-        let (table, node, epoch) = self.lease_args();
         sqlx::query(
             "INSERT INTO table_bars (table_id, player_key)
              SELECT $1, $2 WHERE spelbord_hold_lease($3, $4, $5)
@@ -291,9 +288,7 @@ impl Store {
         )
         .bind(table_id)
         .bind(player_key)
-        .bind(table)
-        .bind(node)
-        .bind(epoch)
+        .fenced_by(self)
         .execute(self.pool())
         .await
         .map_err(|err| self.write_error(err))?;
@@ -302,15 +297,12 @@ impl Store {
 
     /// Lifts a bar, under the table's lease; whether there was one.
     pub async fn unbar_from_table(&self, table_id: &str, player_key: &[u8]) -> Result<bool, StoreError> {
-        let (table, node, epoch) = self.lease_args();
         let done = sqlx::query(
             "DELETE FROM table_bars WHERE table_id = $1 AND player_key = $2 AND spelbord_hold_lease($3, $4, $5)",
         )
         .bind(table_id)
         .bind(player_key)
-        .bind(table)
-        .bind(node)
-        .bind(epoch)
+        .fenced_by(self)
         .execute(self.pool())
         .await
         .map_err(|err| self.write_error(err))?;

@@ -4,6 +4,7 @@
 //! table reads back (the queue, each person's games at the table for standings and games
 //! in a row, and who played the last game). Every write is fenced with the table's lease.
 
+use super::leases::Fenced;
 use super::{Store, StoreError};
 
 /// A person waiting, as stored.
@@ -56,7 +57,6 @@ impl Store {
     /// Puts a person at the end of the table's queue.
     pub async fn join_queue(&self, table_id: &str, player_key: &[u8], name: &str) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("join_queue");
-        let (table, node, epoch) = self.lease_args();
         sqlx::query(
             "INSERT INTO table_queue (table_id, player_key, name, place)
              SELECT $1, $2, $3, coalesce(max(place) + 1, 0) FROM table_queue
@@ -66,9 +66,7 @@ impl Store {
         .bind(table_id)
         .bind(player_key)
         .bind(name)
-        .bind(table)
-        .bind(node)
-        .bind(epoch)
+        .fenced_by(self)
         .execute(self.pool())
         .await
         .map_err(|err| self.write_error(err))?;
@@ -78,15 +76,12 @@ impl Store {
     /// Takes a person out of the table's queue.
     pub async fn leave_queue(&self, table_id: &str, player_key: &[u8]) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("leave_queue");
-        let (table, node, epoch) = self.lease_args();
         sqlx::query(
             "DELETE FROM table_queue WHERE table_id = $1 AND player_key = $2 AND spelbord_hold_lease($3, $4, $5)",
         )
         .bind(table_id)
         .bind(player_key)
-        .bind(table)
-        .bind(node)
-        .bind(epoch)
+        .fenced_by(self)
         .execute(self.pool())
         .await
         .map_err(|err| self.write_error(err))?;
@@ -96,12 +91,9 @@ impl Store {
     /// Stores a rotation, in one transaction.
     pub async fn store_rotation(&self, rotation: &RotationRecord) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("store_rotation");
-        let (table, node, epoch) = self.lease_args();
         let mut tx = self.pool().begin().await.map_err(|err| self.write_error(err))?;
         sqlx::query("SELECT spelbord_hold_lease($1, $2, $3)")
-            .bind(table)
-            .bind(node)
-            .bind(epoch)
+            .fenced_by(self)
             .execute(&mut *tx)
             .await
             .map_err(|err| self.write_error(err))?;

@@ -4,6 +4,7 @@
 
 use uuid::Uuid;
 
+use super::leases::Fenced;
 use super::{Store, StoreError};
 
 impl Store {
@@ -11,7 +12,6 @@ impl Store {
     /// in play (fenced with the table's lease like every write of a table).
     pub async fn end_series_early(&self, id: Uuid, winner: Option<u8>) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("end_series_early");
-        let (table, node, epoch) = self.lease_args();
         let (result, winner) = match winner {
             Some(side) => ("win", Some(i16::from(side))),
             None => ("tie", None),
@@ -23,9 +23,7 @@ impl Store {
         .bind(id)
         .bind(result)
         .bind(winner)
-        .bind(table)
-        .bind(node)
-        .bind(epoch)
+        .fenced_by(self)
         .execute(self.pool())
         .await
         .map_err(|err| self.write_error(err))?;

@@ -4,7 +4,7 @@ use serde::Serialize;
 use serde_json::Value;
 use uuid::Uuid;
 
-use super::leases::LeaseFields;
+use super::leases::{Fenced, LeaseFields};
 use super::writer::Write;
 use super::{Store, StoreError};
 use crate::identity::SECRET_LEN;
@@ -138,7 +138,6 @@ impl Store {
         name: &str,
     ) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("rename_player");
-        let (table, node, epoch) = self.lease_args();
         let mut tx = self.pool().begin().await.map_err(|err| self.write_error(err))?;
         sqlx::query(
             "UPDATE seats SET name = $4 WHERE table_id = $1 AND seat = $2 AND player_key = $3 \
@@ -148,9 +147,7 @@ impl Store {
         .bind(i16::from(seat))
         .bind(player_key)
         .bind(name)
-        .bind(table)
-        .bind(node)
-        .bind(epoch)
+        .fenced_by(self)
         .execute(&mut *tx)
         .await
         .map_err(|err| self.write_error(err))?;
@@ -170,15 +167,12 @@ impl Store {
     /// Records that `seat` is free.
     pub async fn free_seat(&self, table_id: &str, seat: u8) -> Result<(), StoreError> {
         let _timer = crate::metrics::DbWrite::start("free_seat");
-        let (table, node, epoch) = self.lease_args();
         // The check is evaluated for the seat's row, before it is deleted (a seat already
         // free is no write at all).
         sqlx::query("DELETE FROM seats WHERE table_id = $1 AND seat = $2 AND spelbord_hold_lease($3, $4, $5)")
             .bind(table_id)
             .bind(i16::from(seat))
-            .bind(table)
-            .bind(node)
-            .bind(epoch)
+            .fenced_by(self)
             .execute(self.pool())
             .await
             .map_err(|err| self.write_error(err))?;

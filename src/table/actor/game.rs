@@ -108,16 +108,18 @@ impl TableActor {
         };
         let series = next.outcome().and_then(|outcome| self.series_after(outcome));
         let rated = self.rated_game();
+        // Boxed, as the rotation they describe: every move's work would otherwise carry them.
         let next_seating = next
             .outcome()
-            .and_then(|outcome| self.rotation_at_end(outcome, decides(series.as_ref())));
-        let rotation = next_seating.as_ref().map(|plan| self.rotation_record(plan));
+            .and_then(|outcome| self.rotation_at_end(outcome, decides(series.as_ref())))
+            .map(Box::new);
+        let rotation = next_seating.as_ref().map(|plan| Box::new(self.rotation_record(plan)));
         let result = next.outcome().map(|outcome| ResultRecord {
             outcome,
             move_count: ply,
             series: series.as_ref().map(|(record, _)| *record),
             rating: rated.as_ref(),
-            rotation: rotation.as_ref(),
+            rotation: rotation.as_deref(),
         });
         let store_started = Instant::now();
         let rating = self
@@ -220,7 +222,7 @@ impl TableActor {
     /// seating when `rotate` (returned, to be applied once the end is announced). Every
     /// end outside the rules comes here; at a rated table one before every seat has played
     /// two turns is aborted instead ([`Self::unless_unplayed`]).
-    async fn store_end(&mut self, outcome: Outcome, rotate: bool) -> Result<Option<Plan>, Refusal> {
+    async fn store_end(&mut self, outcome: Outcome, rotate: bool) -> Result<Option<Box<Plan>>, Refusal> {
         let outcome = self.unless_unplayed(outcome);
         let current = self.playing()?;
         let now = Instant::now();
@@ -232,17 +234,17 @@ impl TableActor {
         let series = self.series_after(&outcome);
         let rated = self.rated_game();
         let next_seating = if rotate {
-            self.rotation_at_end(&outcome, decides(series.as_ref()))
+            self.rotation_at_end(&outcome, decides(series.as_ref())).map(Box::new)
         } else {
             None
         };
-        let rotation = next_seating.as_ref().map(|plan| self.rotation_record(plan));
+        let rotation = next_seating.as_ref().map(|plan| Box::new(self.rotation_record(plan)));
         let record = ResultRecord {
             outcome: &outcome,
             move_count,
             series: series.as_ref().map(|(record, _)| *record),
             rating: rated.as_ref(),
-            rotation: rotation.as_ref(),
+            rotation: rotation.as_deref(),
         };
         let rating = self
             .store

@@ -319,7 +319,7 @@ impl TableActor {
     /// [`Self::rotation_at_end`] decided): each person's result is counted, and the next
     /// seating is applied and announced; when every seat is held, the next game starts
     /// after the pause.
-    pub(super) fn rotate_after_game(&mut self, plan: Option<Plan>) {
+    pub(super) fn rotate_after_game(&mut self, plan: Option<Box<Plan>>) {
         let outcome = self
             .current
             .as_ref()
@@ -347,7 +347,7 @@ impl TableActor {
         }
         let played = self.seat_views();
         if let Some(plan) = plan {
-            self.seat_plan(plan);
+            self.seat_plan(*plan);
         }
         if let Some(rotation) = self.rotation.as_deref_mut() {
             rotation.result_seats = Some(played);

@@ -127,7 +127,7 @@ impl TableActor {
     /// After a game ended (stored, counted and announced): the series is over (a rotating
     /// table applies `next_seating`, stored with the result), or its next game is
     /// announced after the pause.
-    pub(super) async fn after_game_over(&mut self, next_seating: Option<Plan>) {
+    pub(super) async fn after_game_over(&mut self, next_seating: Option<Box<Plan>>) {
         // The finished game's line stays for snapshots; the room kept for more moves goes.
         if let Some(current) = self.current.as_mut() {
             current.moves.shrink_to_fit();

@@ -352,6 +352,33 @@ async fn a_player_removed_and_barred_may_watch_but_not_sit_there_again_until_unb
 }
 
 #[tokio::test]
+async fn a_barred_player_may_not_queue_at_a_rotating_table_either() {
+    let app = app().await;
+    let created = app
+        .create_table(json!({"game": "bughouse", "settings": {
+            "seating": "chosen", "rotation": "rotate", "bots": {"1": "easy", "2": "easy", "3": "easy"}
+        }}))
+        .await;
+    let table = created["id"].as_str().expect("id").to_owned();
+    let mut ada = app.client(&table).await;
+    ada.hello().await;
+    ada.sit(0, "Ada").await;
+    ada.until("game_started").await;
+    let answer = ok(
+        &app,
+        Method::POST,
+        &format!("/api/admin/tables/{table}/seats/0/remove?bar=true"),
+        None,
+    )
+    .await;
+    assert_eq!(answer["barred"], true, "{answer}");
+    ada.until("removed").await;
+    ada.send(json!({"type": "join_queue", "name": "Ada"})).await;
+    let refused = ada.until("error").await;
+    assert_eq!(refused["code"], "barred", "{refused}");
+}
+
+#[tokio::test]
 async fn a_muted_player_s_lines_are_refused_until_unmuted() {
     let app = app().await;
     let table = app.gomoku_table(json!({"seating": "chosen"})).await;

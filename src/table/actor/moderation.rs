@@ -155,8 +155,9 @@ impl TableActor {
     }
 
     /// Refuses a seat or a place in the queue to a person an operator barred here: one
-    /// primary-key lookup (as a chat line's mute), at a `sit` or `join_queue` whose other
-    /// checks passed; the table keeps no copy (it would grow every table for a rare case).
+    /// primary-key lookup (as a chat line's mute), at a `sit` of a free seat and at a
+    /// rotating table's `join_queue`; the table keeps no copy (it would grow every table
+    /// for a rare case).
     pub(super) async fn unless_barred(&self, conn: ConnId) -> Result<(), Refusal> {
         let Some(key) = self.conns.get(&conn).and_then(|c| c.key) else {
             return Ok(());

@@ -3,6 +3,8 @@
 //! the database is away — on the API, its page and its WebSocket — never a `404`, and is
 //! found again when the database is back.
 
+mod common;
+
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -50,17 +52,13 @@ impl OwnCluster {
 impl Drop for OwnCluster {
     fn drop(&mut self) {
         let cluster = self.cluster.clone();
-        let dir = self.dir.clone();
-        let _ = std::thread::spawn(move || {
-            if let Ok(runtime) = tokio::runtime::Builder::new_current_thread().enable_all().build() {
-                let _ = runtime.block_on(cluster.stop());
-            }
-            let _ = std::fs::remove_dir_all(&dir);
-            let mut lock = dir.into_os_string();
-            lock.push(".lock");
-            let _ = std::fs::remove_file(lock);
-        })
-        .join();
+        common::in_drop(async move {
+            let _ = cluster.stop().await;
+        });
+        let _ = std::fs::remove_dir_all(&self.dir);
+        let mut lock = self.dir.clone().into_os_string();
+        lock.push(".lock");
+        let _ = std::fs::remove_file(lock);
     }
 }
 

@@ -131,21 +131,30 @@ impl Drop for TestDb {
         }
         let admin = self.admin.clone();
         let name = std::mem::take(&mut self.name);
-        // Dropping is synchronous; drop the database from a thread with its own runtime.
-        let dropped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .ok()?;
-            runtime.block_on(async move {
-                let mut conn = admin.connect().await.ok()?;
-                let sql = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
-                sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut conn).await.ok()?;
-                conn.close().await.ok()
-            })
+        in_drop(async move {
+            let mut conn = admin.connect().await.ok()?;
+            let sql = format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)");
+            sqlx::raw_sql(sqlx::AssertSqlSafe(sql)).execute(&mut conn).await.ok()?;
+            conn.close().await.ok()
         });
-        let _ = dropped.join();
     }
+}
+
+/// Runs a clean-up's async `work` to its end from a `Drop`, which is synchronous and may
+/// run inside a runtime: on a thread with a runtime of its own, waited for.
+pub fn in_drop<Work>(work: Work)
+where
+    Work: std::future::Future + Send + 'static,
+    Work::Output: Send,
+{
+    let done = std::thread::spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .ok()?;
+        Some(runtime.block_on(work))
+    });
+    let _ = done.join();
 }
 
 /// A running server with a database of its own.

@@ -50,18 +50,11 @@ impl Scratch {
 impl Drop for Scratch {
     fn drop(&mut self) {
         let clusters = std::mem::take(&mut self.clusters);
-        // Dropping is synchronous; stop the clusters from a thread with its own runtime.
-        let stopped = std::thread::spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .ok()?;
+        super::in_drop(async move {
             for cluster in clusters {
-                let _ = runtime.block_on(cluster.stop());
+                let _ = cluster.stop().await;
             }
-            Some(())
         });
-        let _ = stopped.join();
         let _ = std::fs::remove_dir_all(&self.folder);
     }
 }

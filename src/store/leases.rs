@@ -413,14 +413,29 @@ impl Membership {
 
 /// A write fenced by its table's lease: the query's next three parameters are the
 /// arguments of the `spelbord_hold_lease($n, $n+1, $n+2)` in its SQL.
-pub(super) trait Fenced<'q> {
+pub(super) trait Fenced<'q>: Sized {
     /// Binds `store`'s lease (all `NULL` for a store that serves no lease).
     fn fenced_by(self, store: &'q Store) -> Self;
+
+    /// Binds `store`'s lease and runs the write on its pool: a write the lease refused is
+    /// [`StoreError::LeaseLost`] (and the lease marked lost).
+    fn write_fenced(
+        self,
+        store: &'q Store,
+    ) -> impl std::future::Future<Output = Result<sqlx::postgres::PgQueryResult, StoreError>> + Send + 'q;
 }
 
 impl<'q> Fenced<'q> for sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments> {
     fn fenced_by(self, store: &'q Store) -> Self {
         let (table, node, epoch) = store.lease_args();
         self.bind(table).bind(node).bind(epoch)
+    }
+
+    fn write_fenced(
+        self,
+        store: &'q Store,
+    ) -> impl std::future::Future<Output = Result<sqlx::postgres::PgQueryResult, StoreError>> + Send + 'q {
+        let query = self.fenced_by(store);
+        async move { query.execute(store.pool()).await.map_err(|err| store.write_error(err)) }
     }
 }

@@ -271,10 +271,8 @@ impl Store {
               WHERE id = $1 AND spelbord_hold_lease($2, $3, $4)",
         )
         .bind(table_id)
-        .fenced_by(self)
-        .execute(self.pool())
-        .await
-        .map_err(|err| self.write_error(err))?;
+        .write_fenced(self)
+        .await?;
         Ok(())
     }
 
@@ -288,10 +286,8 @@ impl Store {
         )
         .bind(table_id)
         .bind(player_key)
-        .fenced_by(self)
-        .execute(self.pool())
-        .await
-        .map_err(|err| self.write_error(err))?;
+        .write_fenced(self)
+        .await?;
         Ok(())
     }
 
@@ -302,10 +298,8 @@ impl Store {
         )
         .bind(table_id)
         .bind(player_key)
-        .fenced_by(self)
-        .execute(self.pool())
-        .await
-        .map_err(|err| self.write_error(err))?;
+        .write_fenced(self)
+        .await?;
         Ok(done.rows_affected() > 0)
     }
 

@@ -66,10 +66,8 @@ impl Store {
         .bind(table_id)
         .bind(player_key)
         .bind(name)
-        .fenced_by(self)
-        .execute(self.pool())
-        .await
-        .map_err(|err| self.write_error(err))?;
+        .write_fenced(self)
+        .await?;
         Ok(())
     }
 
@@ -81,10 +79,8 @@ impl Store {
         )
         .bind(table_id)
         .bind(player_key)
-        .fenced_by(self)
-        .execute(self.pool())
-        .await
-        .map_err(|err| self.write_error(err))?;
+        .write_fenced(self)
+        .await?;
         Ok(())
     }
 

@@ -23,10 +23,8 @@ impl Store {
         .bind(id)
         .bind(result)
         .bind(winner)
-        .fenced_by(self)
-        .execute(self.pool())
-        .await
-        .map_err(|err| self.write_error(err))?;
+        .write_fenced(self)
+        .await?;
         Ok(())
     }
 }

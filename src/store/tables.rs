@@ -172,10 +172,8 @@ impl Store {
         sqlx::query("DELETE FROM seats WHERE table_id = $1 AND seat = $2 AND spelbord_hold_lease($3, $4, $5)")
             .bind(table_id)
             .bind(i16::from(seat))
-            .fenced_by(self)
-            .execute(self.pool())
-            .await
-            .map_err(|err| self.write_error(err))?;
+            .write_fenced(self)
+            .await?;
         Ok(())
     }
 }

@@ -81,10 +81,10 @@ impl TableActor {
     /// Closes the table for good: see the module doc.
     async fn close_table(&mut self) -> Result<Moderated, ModerationError> {
         let done = self.stop_play("closed_by_operator").await?;
-        self.store.close_table(&self.id).await.map_err(|err| {
-            tracing::error!(table = %self.id, error = %err, "could not store that the table is closed");
-            ModerationError::Storage
-        })?;
+        self.store
+            .close_table(&self.id)
+            .await
+            .map_err(not_stored(&self.id, "could not store that the table is closed"))?;
         tracing::info!(table = %self.id, "an operator closed the table");
         self.event(|version| ServerMsg::TableClosed { version });
         // Read by the connections once their outbox closes (4000, not 1012), and by the loop.
@@ -111,15 +111,12 @@ impl TableActor {
             self.store
                 .bar_from_table(&self.id, key.as_bytes())
                 .await
-                .map_err(|err| {
-                    tracing::error!(table = %self.id, error = %err, "could not store a bar from the seats");
-                    ModerationError::Storage
-                })?;
+                .map_err(not_stored(&self.id, "could not store a bar from the seats"))?;
         }
-        self.store.free_seat(&self.id, seat).await.map_err(|err| {
-            tracing::error!(table = %self.id, error = %err, "could not free a seat an operator emptied");
-            ModerationError::Storage
-        })?;
+        self.store
+            .free_seat(&self.id, seat)
+            .await
+            .map_err(not_stored(&self.id, "could not free a seat an operator emptied"))?;
         if let Some(key) = key {
             let removed = ServerMsg::Removed {
                 version: self.version,
@@ -144,10 +141,7 @@ impl TableActor {
             .store
             .unbar_from_table(&self.id, key.as_bytes())
             .await
-            .map_err(|err| {
-                tracing::error!(table = %self.id, error = %err, "could not lift a bar from the seats");
-                ModerationError::Storage
-            })?;
+            .map_err(not_stored(&self.id, "could not lift a bar from the seats"))?;
         Ok(Moderated {
             unbarred,
             ..Moderated::default()
@@ -264,5 +258,14 @@ impl TableActor {
         };
         self.send_to(conn, &answer);
         Ok(())
+    }
+}
+
+/// An operator's action whose write failed: logged as `what` with the table and the error;
+/// the operator is told that nothing changed.
+fn not_stored<'a>(table: &'a str, what: &'static str) -> impl FnOnce(StoreError) -> ModerationError + 'a {
+    move |err| {
+        tracing::error!(table, error = %err, "{what}");
+        ModerationError::Storage
     }
 }

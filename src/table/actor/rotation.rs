@@ -6,9 +6,9 @@
 //! The queue is stored (`table_queue`, migration 0020) and a rotation stores the new
 //! seats with the queue in one transaction, before anyone is told; the rotation after a
 //! game is decided before the game's result is stored, and stored in its transaction (a
-//! kill between the two would otherwise seat the same players again after a restart). Standings, games in a
-//! row and the seats that played the last game are not stored apart: a restarted table
-//! reads them again from its games.
+//! kill between the two would otherwise seat the same players again after a restart).
+//! Standings, games in a row and the seats that played the last game are not stored
+//! apart: a restarted table reads them again from its games.
 
 use std::collections::HashMap;
 use std::time::Duration;

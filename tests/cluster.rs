@@ -150,6 +150,11 @@ fn proxy_config(port: u16, nodes: &[Node]) -> String {
             let rule = rule.split(" resolvers ").next().unwrap_or(rule);
             assert!(rule.contains("inter 1s"), "the shipped checks: {rule}");
             config.push_str(&format!("    {}\n", rule.replacen("inter 1s", "inter 200ms", 1)));
+            // Checked every 200 ms to keep the test short, each check still given the shipped
+            // 1 s to answer (HAProxy's check timeout is `inter` unless set): on a loaded
+            // machine a debug build's /healthz can take over 200 ms, and two slow answers
+            // marked a healthy node down and cut its sockets mid-test.
+            config.push_str("    timeout check 1s\n");
             for node in nodes {
                 let (name, port) = (node.name, node.port);
                 config.push_str(&format!("    server {name} 127.0.0.1:{port} check\n"));
@@ -166,6 +171,7 @@ fn proxy_config(port: u16, nodes: &[Node]) -> String {
     for expected in [
         "bind 127.0.0.1:",
         "inter 200ms",
+        "timeout check 1s",
         "shutdown-sessions",
         "balance hdr(X-Spelbord-Table)",
         "http-check disable-on-404",
